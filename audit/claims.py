@@ -1,0 +1,563 @@
+"""Reading claims: loaders for JSON, JSON Lines, CSV, Parquet and spreadsheets, and normalization into a claims frame.
+
+A *raw table* holds the cells as written (one row per input row, known columns renamed to their canonical names,
+unknown columns kept as extras). :func:`normalize` turns it into :class:`Claims`: one float64 column per quantity
+(NaN when unknown), the original text beside it, and a long table of invalid cells. Problems with a whole file
+raise :class:`LoadError`; problems with a row never stop the batch, they make that claim invalid.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from audit.quantities import (BY_NAME, INPUT_QUANTITIES, PRECISION_ALIASES, TEXT_FIELDS, canonical_column)
+from audit.resources import data_path, schema_path
+from audit.units import parse_series
+
+#: Input formats by file extension.
+FORMATS: dict[str, str] = {
+    ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv",
+    ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx", ".xlsm": "xlsx",
+}
+
+#: Deepest nesting accepted in JSON input: claims are flat records, and a limit keeps the parser's
+#: recursion far from Python's own limit whatever the file holds.
+MAX_JSON_DEPTH = 64
+
+#: Largest input file read (bytes); larger files are refused with a message rather than exhausting memory.
+MAX_FILE_BYTES = 2 * 1024**3
+
+ORIGIN_COLUMNS = ("_file", "_row")
+
+
+class LoadError(Exception):
+    """A whole input file cannot be used. ``str()`` names the file and what is wrong."""
+
+    def __init__(self, file: str, message: str) -> None:
+        super().__init__(f"{file}: {message}")
+        self.file = file
+        self.message = message
+
+
+@dataclass
+class RawTable:
+    """Cells as read, one row per input row, plus structural problems found while reading.
+
+    ``problems`` rows: (row position, field or '', message).
+    """
+
+    frame: pd.DataFrame
+    problems: list[tuple[int, str, str]] = field(default_factory=list)
+
+
+@dataclass
+class Claims:
+    """The claims frame.
+
+    - ``values``: float64 column per input quantity (NaN when unknown or invalid);
+    - ``text``: the original cell text for each quantity (None when absent);
+    - ``info``: id, name, source, hardware, precision (normalized), precision_text, file, row;
+    - ``extras``: unknown input fields, kept for display;
+    - ``invalid``: long table with columns row, field, message.
+    """
+
+    values: pd.DataFrame
+    text: pd.DataFrame
+    info: pd.DataFrame
+    extras: pd.DataFrame
+    invalid: pd.DataFrame
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+# --------------------------------------------------------------------------------------------------- loaders
+
+
+def _depth_limited_json(text: str, file: str) -> Any:
+    """Parse JSON safely: NaN/Infinity kept as text (so they are reported, not silently used), depth bounded."""
+    depth = 0
+    max_depth = 0
+    in_string = False
+    escaped = False
+    for ch in text:  # a linear scan: cheap next to json.loads, and it bounds recursion before parsing
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > max_depth:
+                max_depth = depth
+                if max_depth > MAX_JSON_DEPTH:
+                    raise LoadError(file, f"JSON nested deeper than {MAX_JSON_DEPTH} levels; claims are flat records")
+        elif ch in "]}":
+            depth -= 1
+    try:
+        return json.loads(text, parse_constant=lambda name: name)
+    except json.JSONDecodeError as exc:
+        raise LoadError(file, f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except RecursionError:  # pragma: no cover - guarded by the depth scan above
+        raise LoadError(file, "JSON nested too deeply") from None
+
+
+def _records_from_json(doc: Any, file: str) -> tuple[list[Any], list[tuple[int, str, str]]]:
+    if isinstance(doc, dict) and "claims" in doc and isinstance(doc["claims"], list):
+        items = doc["claims"]
+    elif isinstance(doc, dict):
+        items = [doc]
+    elif isinstance(doc, list):
+        items = doc
+    else:
+        raise LoadError(file, f"expected a claim object, an array of claims or {{\"claims\": [...]}}, "
+                              f"got {_json_type(doc)}")
+    return items, []
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _frame_from_items(items: list[Any], file: str, first_row: int = 1) -> RawTable:
+    """Build a raw table from parsed JSON items; a non-object item becomes an invalid row, not a failure."""
+    records: list[dict[str, Any]] = []
+    problems: list[tuple[int, str, str]] = []
+    validator = _claim_validator()
+    for pos, item in enumerate(items):
+        if isinstance(item, dict):
+            records.append(item)
+            for err in validator.iter_errors(item):
+                fld = str(err.path[0]) if err.path else ""
+                problems.append((pos, fld, _schema_message(err)))
+        else:
+            records.append({})
+            problems.append((pos, "", f"expected a claim object, got {_json_type(item)}"))
+    frame = pd.DataFrame.from_records(records) if records else pd.DataFrame()
+    frame = frame.astype(object) if len(frame.columns) else pd.DataFrame(index=range(len(records)))
+    frame.index = range(len(records))
+    frame["_row"] = np.arange(first_row, first_row + len(records))
+    return RawTable(frame, problems)
+
+
+def _schema_message(err: Any) -> str:
+    """A short message for a jsonschema error on one field."""
+    value = err.instance
+    shown = _json_type(value) if not isinstance(value, str) else repr(value[:40])
+    if err.validator in ("anyOf", "type"):
+        return f"{shown} is not an accepted value (expected {_expected(err.schema)})"
+    if err.validator == "maxLength":
+        return f"text longer than {err.validator_value} characters"
+    if err.validator == "enum":
+        return f"{shown} is not one of {', '.join(map(str, err.validator_value[:5]))}"
+    return err.message[:200]
+
+
+def _expected(schema: dict) -> str:
+    kinds = []
+    for option in schema.get("anyOf", [schema]):
+        t = option.get("type")
+        if t and t != "null":
+            kinds.append(t)
+    return " or ".join(kinds) or "a valid value"
+
+
+@lru_cache(maxsize=1)
+def _claim_validator():
+    from jsonschema import Draft202012Validator  # imported on first JSON input only: keeps CLI start-up light
+
+    schema = json.loads(schema_path("claims.schema.json").read_text(encoding="utf-8"))
+    return Draft202012Validator(schema)
+
+
+def _read_text(path: Path, data: bytes | None, file: str) -> str:
+    raw = data if data is not None else path.read_bytes()
+    if b"\x00" in raw[:4096]:
+        raise LoadError(file, "binary data, not text (is this the right file?)")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        # Spreadsheets exported on Windows are often cp1252/Latin-1; every byte decodes, and the bytes that
+        # differ from UTF-8 are accented letters in names, not digits.
+        return raw.decode("cp1252", errors="replace")
+
+
+def read_json(path: Path, file: str, data: bytes | None = None) -> RawTable:
+    """A JSON document: one claim, an array of claims, or ``{"claims": [...]}``."""
+    text = _read_text(path, data, file)
+    if not text.strip():
+        raise LoadError(file, "empty file")
+    doc = _depth_limited_json(text, file)
+    items, problems = _records_from_json(doc, file)
+    table = _frame_from_items(items, file)
+    table.problems[:0] = problems
+    return table
+
+
+def read_jsonl(path: Path, file: str, data: bytes | None = None) -> RawTable:
+    """JSON Lines: one claim object per line; a bad line is an invalid claim, the others are read."""
+    text = _read_text(path, data, file)
+    items: list[Any] = []
+    line_problems: list[tuple[int, str]] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            if len(line) > 1 and max(line.count("["), line.count("{")) > MAX_JSON_DEPTH:
+                _depth_limited_json(line, file)
+            items.append(json.loads(line, parse_constant=lambda name: name))
+        except (json.JSONDecodeError, LoadError) as exc:
+            line_problems.append((len(items), f"line {lineno}: not valid JSON ({getattr(exc, 'msg', exc)})"))
+            items.append(None)
+    if not items:
+        raise LoadError(file, "no claims: the file has no JSON lines")
+    table = _frame_from_items(items, file)
+    bad = {pos for pos, _ in line_problems}
+    table.problems = [p for p in table.problems if p[0] not in bad] + [(pos, "", msg) for pos, msg in line_problems]
+    return table
+
+
+def read_csv(path: Path, file: str, data: bytes | None = None, sep: str = ",") -> RawTable:
+    """CSV (or TSV) with a header row; every cell read as text, so the original is kept."""
+    text = _read_text(path, data, file)
+    if not text.strip():
+        raise LoadError(file, "empty file")
+    try:
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, sep=sep, skipinitialspace=True)
+    except pd.errors.EmptyDataError:
+        raise LoadError(file, "empty file") from None
+    except (pd.errors.ParserError, ValueError) as exc:
+        raise LoadError(file, f"not readable as CSV: {str(exc).strip().splitlines()[0]}") from None
+    frame = frame.replace({"": None})
+    frame = frame.loc[:, [c for c in frame.columns if not str(c).startswith("Unnamed:")]]
+    frame = frame.astype(object)
+    frame["_row"] = np.arange(2, len(frame) + 2)  # 1-based line number of the row in the file (header is 1)
+    return RawTable(frame)
+
+
+def read_parquet(path: Path, file: str) -> RawTable:
+    """Parquet: columns keep their types; numbers stay numbers and strings are parsed as written text."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise LoadError(file, f"not a readable Parquet file: {exc}") from None
+    try:
+        frame = table.to_pandas()
+    except (pa.ArrowException, ValueError, TypeError) as exc:
+        raise LoadError(file, f"Parquet columns cannot be read: {exc}") from None
+    frame = frame.astype(object).where(frame.notna(), None)
+    frame.index = range(len(frame))
+    frame["_row"] = np.arange(1, len(frame) + 1)
+    return RawTable(frame)
+
+
+def read_xlsx(path: Path, file: str) -> RawTable:
+    """A spreadsheet's first sheet (needs openpyxl: ``pip install 'train-audit[xlsx]'``)."""
+    try:
+        frame = pd.read_excel(path, dtype=object)
+    except ImportError:
+        raise LoadError(file, "reading .xlsx needs openpyxl: pip install 'train-audit[xlsx]'") from None
+    except Exception as exc:  # openpyxl raises many types for a damaged workbook
+        raise LoadError(file, f"not a readable spreadsheet: {exc}") from None
+    frame = frame.astype(object).where(frame.notna(), None)
+    frame.index = range(len(frame))
+    frame["_row"] = np.arange(2, len(frame) + 2)
+    return RawTable(frame)
+
+
+def read_path(path_text: str, stdin: io.BufferedReader | None = None) -> RawTable:
+    """Read one input path (``-`` reads JSON from standard input). Raises :class:`LoadError` for unusable files."""
+    if path_text == "-":
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        data = stream.read()
+        table = read_json(Path("-"), "<stdin>", data=data)
+        table.frame["_file"] = "<stdin>"
+        return table
+    path = Path(path_text)
+    file = str(path_text)
+    if not path.exists():
+        raise LoadError(file, "no such file")
+    if path.is_dir():
+        raise LoadError(file, "is a folder, not a file")
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        known = ", ".join(sorted(FORMATS))
+        raise LoadError(file, f"unknown file type {path.suffix or '(none)'!r}; use one of {known}")
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise LoadError(file, f"file is {size / 1e9:.1f} GB; the limit is {MAX_FILE_BYTES / 1e9:.0f} GB")
+        if size == 0:
+            raise LoadError(file, "empty file")
+        if fmt == "json":
+            table = read_json(path, file)
+        elif fmt == "jsonl":
+            table = read_jsonl(path, file)
+        elif fmt in ("csv", "tsv"):
+            table = read_csv(path, file, sep="\t" if fmt == "tsv" else ",")
+        elif fmt == "parquet":
+            table = read_parquet(path, file)
+        else:
+            table = read_xlsx(path, file)
+    except PermissionError:
+        raise LoadError(file, "permission denied") from None
+    except MemoryError:
+        raise LoadError(file, "too large to read into memory") from None
+    table.frame["_file"] = file
+    return table
+
+
+def read_paths(paths: Sequence[str], stdin: io.BufferedReader | None = None) -> RawTable:
+    """Read several inputs into one raw table (rows in input order)."""
+    frames: list[pd.DataFrame] = []
+    problems: list[tuple[int, str, str]] = []
+    offset = 0
+    for p in paths:
+        table = read_path(p, stdin)
+        frame = _canonical_columns(table.frame)
+        frames.append(frame)
+        problems.extend((offset + pos, fld, msg) for pos, fld, msg in table.problems)
+        offset += len(frame)
+    if not frames:
+        raise LoadError("(no input)", "no input files")
+    frame = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
+    frame = frame.reset_index(drop=True)
+    return RawTable(frame, problems)
+
+
+def _canonical_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rename known columns (and their spreadsheet aliases) to canonical names; the first of duplicates wins."""
+    renames: dict[Any, str] = {}
+    taken: set[str] = set(ORIGIN_COLUMNS)
+    for col in frame.columns:
+        if col in ORIGIN_COLUMNS:
+            continue
+        canon = canonical_column(str(col))
+        if canon is not None and canon not in taken:
+            renames[col] = canon
+            taken.add(canon)
+        else:
+            name = str(col)
+            while name in taken or name in renames.values():
+                name = f"{name}_"
+            renames[col] = name
+            taken.add(name)
+    return frame.rename(columns=renames)
+
+
+def bundled_corpus_path() -> Path:
+    """The bundled corpus of published training runs (audited when no path is given)."""
+    return data_path("corpus.csv")
+
+
+# ------------------------------------------------------------------------------------------------ normalize
+
+
+def map_unique(series: pd.Series, fn: Callable[[Any], Any]) -> pd.Series:
+    """``series.map(fn)`` calling ``fn`` once per distinct value, not once per row (None/NaN map to fn(None))."""
+    try:
+        codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    except TypeError:  # unhashable cells (a list or object in a JSON field): rare, and only then per row
+        return series.map(fn)
+    results = np.empty(len(uniques) + 1, dtype=object)
+    for k, value in enumerate(uniques):
+        results[k] = fn(value)
+    results[-1] = fn(None)
+    return pd.Series(results[codes], index=series.index, dtype=object)
+
+
+def _one_text(v: Any) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, float):
+        return None if math.isnan(v) else repr(v)
+    if isinstance(v, (dict, list)):
+        return json.dumps(v, ensure_ascii=False, sort_keys=True)[:500]
+    return str(v)
+
+
+def _as_text(series: pd.Series) -> pd.Series:
+    """Cells as display text (None when absent); numbers keep their shortest repr."""
+    return map_unique(series, _one_text)
+
+
+def normalize(raw: RawTable) -> Claims:
+    """Turn a raw table into the claims frame: parse units, validate, and record invalid cells."""
+    frame = raw.frame
+    n = len(frame)
+    index = pd.RangeIndex(n)
+    frame = frame.reset_index(drop=True)
+    invalid_rows: list[np.ndarray] = []
+    invalid_fields: list[np.ndarray] = []
+    invalid_msgs: list[np.ndarray] = []
+
+    def add_invalid(mask: np.ndarray, fld: str, messages: Iterable[str] | str) -> None:
+        rows = np.flatnonzero(mask)
+        if len(rows) == 0:
+            return
+        invalid_rows.append(rows)
+        invalid_fields.append(np.full(len(rows), fld, dtype=object))
+        if isinstance(messages, str):
+            invalid_msgs.append(np.full(len(rows), messages, dtype=object))
+        else:
+            invalid_msgs.append(np.asarray(list(messages), dtype=object))
+
+    values = pd.DataFrame(index=index)
+    text = pd.DataFrame(index=index)
+    for name in INPUT_QUANTITIES:
+        q = BY_NAME[name]
+        if name not in frame.columns:
+            values[name] = np.nan
+            text[name] = pd.Series([None] * n, index=index, dtype=object)
+            continue
+        col = frame[name]
+        text[name] = _as_text(col)
+        parsed, errors = parse_series(col, q.kind)
+        parsed = np.asarray(parsed, dtype=float)
+        err_mask = errors.notna().to_numpy()
+        add_invalid(err_mask, name, errors[err_mask].astype(str))
+        present = ~np.isnan(parsed) | err_mask
+        bad = np.zeros(n, dtype=bool)
+        # A cell written as NaN/inf, or a number too large to represent, is not a value.
+        nonfinite = ~np.isfinite(parsed) & ~np.isnan(parsed)
+        add_invalid(nonfinite, name, f"{q.label} is not a finite number")
+        bad |= nonfinite | err_mask
+        nan_text = np.isnan(parsed) & ~err_mask & map_unique(
+            text[name], lambda t: t is not None and t.strip().lower() in ("nan", "-nan", "+nan")).to_numpy(dtype=bool)
+        add_invalid(nan_text, name, f"{q.label} is NaN, not a number")
+        bad |= nan_text
+        finite = np.isfinite(parsed)
+        neg = finite & (parsed < 0)
+        add_invalid(neg & ~bad, name, f"{q.label} cannot be negative")
+        bad |= neg
+        if q.positive and not q.fraction:
+            zero = finite & (parsed == 0)
+            add_invalid(zero & ~bad, name, f"{q.label} cannot be zero")
+            bad |= zero
+        if q.fraction:
+            zero = finite & (parsed == 0)
+            add_invalid(zero & ~bad, name, f"{q.label} of zero means no useful work was done")
+            bad |= zero
+        if q.integer:
+            frac = finite & ~bad & (np.abs(parsed - np.round(parsed)) > 1e-9 * np.maximum(1, np.abs(parsed)))
+            add_invalid(frac, name, f"{q.label} must be a whole number (a fraction of an accelerator)")
+            bad |= frac
+        parsed = np.where(bad, np.nan, parsed)
+        values[name] = parsed
+        _ = present
+
+    info = pd.DataFrame(index=index)
+    files = frame["_file"] if "_file" in frame.columns else pd.Series([""] * n, index=index)
+    rows = frame["_row"] if "_row" in frame.columns else pd.Series(np.arange(1, n + 1), index=index)
+    info["file"] = files.astype(str).to_numpy()
+    info["row"] = rows.astype(int).to_numpy()
+    for name in TEXT_FIELDS:
+        if name in frame.columns:
+            col = _as_text(frame[name])
+        else:
+            col = pd.Series([None] * n, index=index, dtype=object)
+        info[name] = col.to_numpy()
+    # Text fields: long values are cut for display, and a boolean or structured value is not a name.
+    for name in TEXT_FIELDS:
+        if name not in frame.columns:
+            continue
+        raw_col = frame[name]
+        wrong = raw_col.map(lambda v: isinstance(v, (bool, dict, list))).to_numpy(dtype=bool) \
+            if raw_col.dtype == object else np.zeros(n, dtype=bool)
+        add_invalid(wrong, name, f"{name} must be text")
+        limit = 2000 if name == "source" else 500
+        too_long = (info[name].str.len() > limit).fillna(False).to_numpy(dtype=bool)
+        add_invalid(too_long, name, f"{name} is longer than {limit} characters")
+        info.loc[too_long, name] = info.loc[too_long, name].map(lambda t: t[:limit] + "…")
+    # Identity: a claim without an id is named by its file and row.
+    missing_id = info["id"].isna() | (info["id"].astype(str).str.strip() == "")
+    info.loc[missing_id, "id"] = info.loc[missing_id, "file"].map(lambda f: Path(f).name if f else "row") + \
+        "#" + info.loc[missing_id, "row"].astype(str)
+    info["id_given"] = ~missing_id.to_numpy()
+    # Precision: normalized where known; an unknown precision is an invalid field.
+    info["precision_text"] = info["precision"]
+    normalized = map_unique(info["precision"], _precision_of)
+    unknown_prec = info["precision"].notna() & normalized.isna()
+    add_invalid(unknown_prec.to_numpy(dtype=bool), "precision",
+                [f"precision {t!r} is not one of bf16, fp16, fp8, tf32, fp32" for t in info["precision_text"][unknown_prec]])
+    info["precision"] = normalized.to_numpy()
+
+    for pos, fld, msg in raw.problems:
+        mask = np.zeros(n, dtype=bool)
+        if 0 <= pos < n:
+            mask[pos] = True
+        add_invalid(mask, fld or "claim", msg)
+
+    known = set(INPUT_QUANTITIES) | set(TEXT_FIELDS) | set(ORIGIN_COLUMNS)
+    extras = frame[[c for c in frame.columns if c not in known]].copy()
+    extras.index = index
+
+    if invalid_rows:
+        invalid = pd.DataFrame({
+            "row": np.concatenate(invalid_rows).astype(int),
+            "field": np.concatenate(invalid_fields),
+            "message": np.concatenate(invalid_msgs),
+        })
+        # A schema error and a unit error on the same cell say the same thing: keep the first.
+        invalid = invalid.drop_duplicates(subset=["row", "field"], keep="first")
+        invalid = invalid.sort_values(["row", "field"], kind="stable").reset_index(drop=True)
+    else:
+        invalid = pd.DataFrame({"row": pd.Series([], dtype=int), "field": pd.Series([], dtype=object),
+                                "message": pd.Series([], dtype=object)})
+    return Claims(values=values, text=text, info=info, extras=extras, invalid=invalid)
+
+
+def _precision_of(text: str | None) -> str | None:
+    """The canonical precision a text names (``'bfloat16 (weights)'`` -> ``'bf16'``), or None."""
+    if text is None:
+        return None
+    key = "".join(ch for ch in str(text).lower() if ch.isalnum())
+    if key in PRECISION_ALIASES:
+        return PRECISION_ALIASES[key]
+    for alias, canon in PRECISION_ALIASES.items():
+        # "bfloat16 (parameters and activations)" -> bf16: the leading word names the format.
+        if key.startswith(alias):
+            return canon
+    return None
+
+
+def load(paths: Sequence[str], stdin: io.BufferedReader | None = None) -> Claims:
+    """Read and normalize input paths (no paths: the bundled corpus)."""
+    if not paths:
+        paths = [str(bundled_corpus_path())]
+    return normalize(read_paths(paths, stdin))
+
+
+def claims_from_records(records: list[dict[str, Any]], file: str = "<records>") -> Claims:
+    """Claims from in-memory dicts (the library API and ``estimate``)."""
+    table = _frame_from_items(list(records), file)
+    table.frame["_file"] = file
+    table.frame = _canonical_columns(table.frame)
+    return normalize(table)

@@ -1,0 +1,304 @@
+"""The ``train-audit`` command line: parse options, call the library, write output, choose the exit code.
+
+Exit codes: 0 no claim reaches the fail level; 1 one does; 2 unusable input or a usage error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from audit import __version__
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+class AuditUsageError(click.ClickException):
+    """An error the user can fix: printed as one line, exit code 2."""
+
+    exit_code = EXIT_USAGE
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"train-audit: error: {self.format_message()}", err=True)
+
+
+def _use_color(stream: Any) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def _styler(color: bool) -> Callable[[str, str], str]:
+    if not color:
+        return lambda text, _c: text
+    return lambda text, c: click.style(text, bold=True) if c == "bold" else click.style(text, fg=c)
+
+
+def write_output(data: str | bytes, output: str | None, inputs: tuple[str, ...] = ()) -> None:
+    """Write to stdout (``None`` or ``-``) or atomically to a file: a temporary file renamed into place, so an
+    interrupted run never leaves half a report. Refuses to overwrite an input."""
+    if output in (None, "-"):
+        if isinstance(data, bytes):
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        else:
+            click.echo(data, nl=False)
+        return
+    target = Path(output)
+    for p in inputs:
+        if p != "-" and Path(p).exists() and target.exists() and os.path.samefile(p, target):
+            raise AuditUsageError(f"-o {output} is one of the inputs; refusing to overwrite it")
+    if target.is_dir():
+        raise AuditUsageError(f"-o {output} is a folder; give a file name")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.exists():
+        raise AuditUsageError(f"-o {output}: folder {parent} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _parse_tolerances(values: tuple[str, ...]) -> dict[str, tuple[float, float]]:
+    out: dict[str, tuple[float, float]] = {}
+    for item in values:
+        try:
+            code, spec = item.split("=", 1)
+            ok, warn = (float(x) for x in spec.split(":", 1))
+        except ValueError:
+            raise AuditUsageError(f"--tolerance {item!r}: expected CODE=OK:WARN, e.g. C001=1.25:2") from None
+        if not (1 <= ok <= warn):
+            raise AuditUsageError(f"--tolerance {item!r}: need 1 <= OK <= WARN (factors, e.g. 1.25:2)")
+        out[code.strip().upper()] = (ok, warn)
+    return out
+
+
+def _config(tolerance: tuple[str, ...], band: str | None, bytes_per_param: float | None):
+    from audit.engine import Config
+
+    config = Config.default()
+    for code, pair in _parse_tolerances(tolerance).items():
+        if code not in config.tolerances:
+            raise AuditUsageError(f"--tolerance: {code} is not a relation rule ({', '.join(config.tolerances)})")
+        config.tolerances[code] = pair
+    if band:
+        try:
+            low, high = (float(x.strip().rstrip("%")) for x in band.split(":", 1))
+        except ValueError:
+            raise AuditUsageError(f"--band {band!r}: expected LOW:HIGH, e.g. 0.15:0.65") from None
+        if low > 1 or high > 1:
+            low, high = low / 100, high / 100
+        if not 0 <= low < high <= 1:
+            raise AuditUsageError(f"--band {band!r}: need 0 <= LOW < HIGH <= 1")
+        config.band = (low, high)
+    if bytes_per_param is not None:
+        if bytes_per_param <= 0:
+            raise AuditUsageError("--bytes-per-param must be positive")
+        config.bytes_per_param = bytes_per_param
+    return config
+
+
+class _Group(click.Group):
+    """Turns any unexpected exception into one line and exit code 2 (``--debug`` shows the traceback)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # the library's own errors are handled in the commands; this is a bug
+            if ctx.obj and ctx.obj.get("debug"):
+                traceback.print_exc()
+            raise AuditUsageError(f"internal error: {type(exc).__name__}: {exc} (run with --debug for details; "
+                                  f"please report it)") from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="train-audit")
+@click.option("--debug", is_flag=True, help="Show a traceback on internal errors.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """Check the arithmetic of ML training reports: parameters, tokens, FLOPs, accelerators, GPU-hours, MFU."""
+    ctx.obj = {"debug": debug}
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(dir_okay=True, allow_dash=True))
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "html", "markdown", "csv", "parquet"]),
+              default="text", show_default=True, help="Output format.")
+@click.option("-o", "--output", default=None, help="Write to this file ('-' or omitted: standard output).")
+@click.option("--fail-on", type=click.Choice(["warn", "fail", "never"]), default="fail", show_default=True,
+              help="Exit 1 when a claim reaches this status (invalid counts as fail).")
+@click.option("--findings", "findings_path", default=None,
+              help="Also write one row per finding to this file (.csv or .parquet).")
+@click.option("--tolerance", multiple=True, metavar="CODE=OK:WARN",
+              help="Override a relation's tolerance factors, e.g. C001=1.25:2 (repeatable).")
+@click.option("--band", default=None, metavar="LOW:HIGH", help="Plausible utilization band (default 0.15:0.65).")
+@click.option("--bytes-per-param", type=float, default=None, help="Training-state bytes per parameter (default 16).")
+@click.option("-v", "--verbose", is_flag=True, help="Text output: show passing checks too.")
+@click.option("--title", default="train-audit report", show_default=True, help="Title of the HTML/Markdown report.")
+def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, findings_path: str | None,
+          tolerance: tuple[str, ...], band: str | None, bytes_per_param: float | None, verbose: bool,
+          title: str) -> None:
+    """Audit claims in PATHS (JSON, JSON Lines, CSV, Parquet, XLSX; '-' reads JSON from stdin).
+
+    With no PATHS, audits the bundled corpus of published training runs.
+    """
+    from audit.api import check as run_check
+    from audit.claims import LoadError
+    from audit.engine import exit_status
+
+    config = _config(tolerance, band, bytes_per_param)
+    try:
+        result = run_check(paths, config)
+    except LoadError as exc:
+        raise AuditUsageError(str(exc)) from None
+    data = _render(result, fmt, title, verbose, output)
+    write_output(data, output, paths)
+    if findings_path:
+        from audit.report import table
+
+        write_output(table.findings_bytes(result, findings_path), findings_path, paths)
+    sys.exit(exit_status(result.status.tolist(), fail_on))
+
+
+def _render(result: Any, fmt: str, title: str, verbose: bool, output: str | None) -> str | bytes:
+    if fmt == "json":
+        from audit.report import json_out
+
+        return json_out.render(result)
+    if fmt == "html":
+        from audit.report import html
+
+        return html.render(result, title)
+    if fmt == "markdown":
+        from audit.report import markdown
+
+        return markdown.render(result, title)
+    if fmt in ("csv", "parquet"):
+        from audit.report import table
+
+        if fmt == "parquet" and output in (None, "-") and sys.stdout.isatty():
+            raise AuditUsageError("--format parquet is binary: give -o FILE.parquet")
+        return table.claims_bytes(result, fmt)
+    from audit.report import text
+
+    return text.render(result, _styler(_use_color(sys.stdout)), show_ok=verbose)
+
+
+def _estimate_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    from audit.quantities import INPUT_QUANTITIES, TEXT_FIELDS
+
+    for name in reversed((*INPUT_QUANTITIES, *[t for t in TEXT_FIELDS if t in ("hardware", "precision")])):
+        func = click.option(f"--{name.replace('_', '-')}", name, default=None, metavar="VALUE",
+                            help=f"{name} (number or text with units)")(func)
+    return func
+
+
+@cli.command()
+@_estimate_options
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def estimate(fmt: str, **quantities: Any) -> None:
+    """Solve for everything the given quantities determine.
+
+    Example: train-audit estimate --params 70B --tokens 1.4T --hardware H100 --chips 4096 --mfu 0.4
+    """
+    from audit.api import estimate as run_estimate
+
+    given = {k: v for k, v in quantities.items() if v is not None}
+    if not given:
+        raise AuditUsageError("give at least one quantity, e.g. --params 70B --tokens 1.4T")
+    result = run_estimate(given)
+    if fmt == "json":
+        from audit.report import json_out
+
+        write_output(json_out.render_estimate(result), None)
+    else:
+        from audit.report import text
+
+        write_output(text.render_estimate(result, _styler(_use_color(sys.stdout))), None)
+    invalid = result.status.iat[0] == "invalid"
+    sys.exit(EXIT_USAGE if invalid else EXIT_OK)
+
+
+@cli.command()
+@click.argument("query", required=False)
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def hardware(query: str | None, fmt: str) -> None:
+    """List the accelerator catalog (or look up QUERY by name or alias)."""
+    from audit.catalog import load_catalog
+    from audit.report import json_out
+
+    catalog = load_catalog()
+    rows = list(catalog)
+    if query:
+        hit = catalog.lookup(query)
+        if hit is None:
+            close = catalog.close_matches(query)
+            raise AuditUsageError(f"unknown accelerator {query!r}" +
+                                  (f"; close matches: {', '.join(close)}" if close else ""))
+        rows = [hit]
+    if fmt == "json":
+        data = [{"id": a.id, "name": a.name, "vendor": a.vendor, "unit": a.unit, "memory_gb": a.memory_gb,
+                 "tdp_w": None if a.tdp_w != a.tdp_w else a.tdp_w, "peak_tflops": a.peaks_tflops,
+                 "default_precision": a.default_precision, "sparse_headline": a.sparse_headline,
+                 "source_compute": a.source_compute, "source_memory": a.source_memory,
+                 "confidence": a.confidence} for a in rows]
+        write_output(json_out.dumps(data), None)
+        return
+    lines = [f"{'id':<22} {'name':<36} {'bf16':>8} {'fp16':>8} {'fp8':>8} {'mem GB':>7}  unit"]
+    for a in rows:
+        def p(k: str) -> str:
+            v = a.peaks_tflops.get(k)
+            return "—" if v is None else f"{v:g}"
+        lines.append(f"{a.id:<22} {a.name[:36]:<36} {p('bf16'):>8} {p('fp16'):>8} {p('fp8'):>8} "
+                     f"{a.memory_gb:>7g}  {a.unit}")
+    if query and rows:
+        a = rows[0]
+        lines += ["", f"source (compute): {a.source_compute}", f"source (memory):  {a.source_memory}"]
+        if a.notes:
+            lines.append(f"notes: {a.notes}")
+    else:
+        lines.append(f"\n{len(rows)} accelerators; dense peak TFLOP/s. `train-audit hardware NAME` shows sources.")
+    write_output("\n".join(lines) + "\n", None)
+
+
+@cli.command()
+@click.argument("code", required=False)
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def rules(code: str | None, fmt: str) -> None:
+    """List the rules (or show one rule's documentation)."""
+    from audit.report import json_out
+    from audit.rules import ALL_RULES, RULES
+
+    selected = list(ALL_RULES)
+    if code:
+        rule = RULES.get(code.upper())
+        if rule is None:
+            raise AuditUsageError(f"no rule {code!r}; `train-audit rules` lists them")
+        selected = [rule]
+    if fmt == "json":
+        write_output(json_out.dumps([{"code": r.code, "name": r.name, "severity": r.severity, "quantity": r.quantity,
+                                      "formula": r.formula, "doc": r.doc()} for r in selected]), None)
+        return
+    if code:
+        r = selected[0]
+        write_output(f"{r.code} {r.name} (up to {r.severity})\n{r.formula}\n\n{r.doc()}\n", None)
+        return
+    lines = [f"{r.code}  {r.name:<24} {r.severity:<8} {r.summary()}" for r in selected]
+    write_output("\n".join(lines) + "\n", None)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="train-audit")

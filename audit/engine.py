@@ -1,0 +1,394 @@
+"""The engine: derive what claims imply and check every relation that can be checked, on whole columns.
+
+Training arithmetic is a set of products of powers (see :mod:`audit.rules`); in log space each relation is a
+linear equation Σ eᵢ·log xᵢ = log k. For each relation, a mask selects the rows where exactly one term is unknown
+(derive it) or none is (check it); repeating until nothing changes propagates derivations. Each relation is used
+at most once per claim, so a relation never checks a value it derived. There is no per-row Python here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from audit.catalog import Catalog, load_catalog
+from audit.claims import Claims, map_unique
+from audit.quantities import INPUT_QUANTITIES
+from audit.resources import data_path
+from audit.rules import RELATION_RULES, SEVERITIES, RelationRule
+
+#: Quantities the engine works with: the inputs, internal helpers and the derived-only ones.
+WORK_COLUMNS: tuple[str, ...] = (*INPUT_QUANTITIES, "n_eff", "catalog_peak", "memory_per_chip", "tokens_per_param",
+                                 "min_chips_memory")
+
+#: Quantities that only ever come from the catalog (never solved for).
+CATALOG_ONLY: frozenset[str] = frozenset({"catalog_peak", "memory_per_chip"})
+
+FINDING_COLUMNS: tuple[str, ...] = ("row", "rule", "severity", "quantity", "claimed", "expected", "ratio", "detail")
+
+STATUSES: tuple[str, ...] = ("pass", "warn", "fail", "invalid")
+
+
+@dataclass
+class Config:
+    """Tolerances and constants (defaults in ``audit/data/thresholds.json``, each with its reason)."""
+
+    tolerances: dict[str, tuple[float, float]]
+    band: tuple[float, float]
+    bytes_per_param: float
+    tokens_per_param_optimal: float
+    reasons: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def default(cls) -> "Config":
+        """The documented defaults."""
+        data = _thresholds()
+        tol = {code: (float(v["ok"]), float(v["warn"])) for code, v in data["relations"].items()}
+        reasons = {code: v["why"] for code, v in data["relations"].items()}
+        reasons["band"] = data["utilization_band"]["why"]
+        reasons["bytes_per_param"] = data["bytes_per_param"]["why"]
+        reasons["tokens_per_param_optimal"] = data["tokens_per_param_optimal"]["why"]
+        return cls(
+            tolerances=tol,
+            band=(float(data["utilization_band"]["low"]), float(data["utilization_band"]["high"])),
+            bytes_per_param=float(data["bytes_per_param"]["value"]),
+            tokens_per_param_optimal=float(data["tokens_per_param_optimal"]["value"]),
+            reasons=reasons,
+        )
+
+
+@lru_cache(maxsize=1)
+def _thresholds() -> dict:
+    return json.loads(data_path("thresholds.json").read_text(encoding="utf-8"))
+
+
+@dataclass
+class AuditResult:
+    """Everything the engine found, as columnar frames (one row per claim, or one per finding).
+
+    - ``q``: float64 value of every work column;
+    - ``source``: ``claimed`` | ``derived`` | ``catalog`` | None per work column;
+    - ``how``: the rule code (or note) that derived a value;
+    - ``hardware``: catalog match per claim (accelerator id and name, precision used, assumed or not);
+    - ``findings``: long table, columns :data:`FINDING_COLUMNS`;
+    - ``status``: ``pass`` | ``warn`` | ``fail`` | ``invalid`` per claim.
+    """
+
+    claims: Claims
+    config: Config
+    q: pd.DataFrame
+    source: pd.DataFrame
+    how: pd.DataFrame
+    hardware: pd.DataFrame
+    findings: pd.DataFrame
+    status: pd.Series
+
+    def __len__(self) -> int:
+        return len(self.q)
+
+
+# ------------------------------------------------------------------------------------------------- helpers
+
+
+def _findings_frame(rows: np.ndarray, rule: str, severity: np.ndarray | str, quantity: str,
+                    claimed: np.ndarray | float = np.nan, expected: np.ndarray | float = np.nan,
+                    detail: np.ndarray | str | None = None) -> pd.DataFrame:
+    n = len(rows)
+    claimed_a = np.broadcast_to(np.asarray(claimed, dtype=float), (n,)).copy()
+    expected_a = np.broadcast_to(np.asarray(expected, dtype=float), (n,)).copy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = claimed_a / expected_a
+    return pd.DataFrame({
+        "row": rows.astype(int),
+        "rule": rule,
+        "severity": np.broadcast_to(np.asarray(severity, dtype=object), (n,)).copy(),
+        "quantity": quantity,
+        "claimed": claimed_a,
+        "expected": expected_a,
+        "ratio": ratio,
+        "detail": np.broadcast_to(np.asarray(detail, dtype=object), (n,)).copy(),
+    })
+
+
+def severity_of_ratio(ratio: np.ndarray, ok: float, warn: float) -> np.ndarray:
+    """``ok`` within the first tolerance factor, ``warning`` within the second, else ``error``."""
+    factor = np.exp(np.abs(np.log(ratio)))
+    # A hair of slack so that a ratio printed as exactly the tolerance is not flagged by rounding.
+    return np.where(factor <= ok * (1 + 1e-9), "ok", np.where(factor <= warn * (1 + 1e-9), "warning", "error"))
+
+
+# ---------------------------------------------------------------------------------------------- the engine
+
+
+def _resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
+    """Match each claim's hardware text against the catalog, once per distinct text."""
+    info = claims.info
+    matched = map_unique(info["hardware"], lambda t: None if t is None or not str(t).strip() else catalog.lookup(t))
+    accel_id = matched.map(lambda a: None if a is None else a.id)
+    hw = pd.DataFrame({
+        "hardware_text": info["hardware"],
+        "accelerator": accel_id,
+        "accelerator_name": matched.map(lambda a: None if a is None else a.name),
+    })
+    stated = info["precision"]
+    default = matched.map(lambda a: None if a is None else a.default_precision)
+    hw["precision"] = stated.where(stated.notna(), default)
+    hw["precision_assumed"] = stated.isna() & default.notna()
+    pairs = pd.Series(list(zip(accel_id, hw["precision"])), index=info.index)
+
+    def peak_of(pair: tuple[str | None, str | None]) -> float:
+        aid, prec = pair if pair is not None else (None, None)
+        if aid is None or prec is None:
+            return np.nan
+        value = catalog.by_id(aid).peak_flops(prec)
+        return np.nan if value is None else value
+
+    hw["catalog_peak"] = map_unique(pairs, peak_of).astype(float)
+    hw["memory_per_chip"] = map_unique(
+        accel_id, lambda aid: np.nan if aid is None else catalog.by_id(aid).memory_gb * 1e9).astype(float)
+    return hw
+
+
+def audit(claims: Claims, config: Config | None = None, catalog: Catalog | None = None) -> AuditResult:
+    """Derive, check and classify every claim."""
+    config = config or Config.default()
+    catalog = catalog or load_catalog()
+    n = len(claims)
+    index = pd.RangeIndex(n)
+    q = pd.DataFrame({c: np.full(n, np.nan) for c in WORK_COLUMNS}, index=index)
+    source = pd.DataFrame({c: np.full(n, None, dtype=object) for c in WORK_COLUMNS}, index=index)
+    how = pd.DataFrame({c: np.full(n, None, dtype=object) for c in WORK_COLUMNS}, index=index)
+    for name in INPUT_QUANTITIES:
+        values = claims.values[name].to_numpy(dtype=float)
+        q[name] = values
+        source[name] = np.where(~np.isnan(values), "claimed", None)
+
+    # N in C = 6ND is the active parameter count when given (mixture-of-experts), else the total.
+    active = q["active_params"].to_numpy()
+    total = q["params"].to_numpy()
+    q["n_eff"] = np.where(~np.isnan(active), active, total)
+    source["n_eff"] = np.where(~np.isnan(q["n_eff"].to_numpy()), "claimed", None)
+    how["n_eff"] = np.where(~np.isnan(active), "active_params", np.where(~np.isnan(total), "params", None))
+
+    hw = _resolve_hardware(claims, catalog)
+    for col in ("catalog_peak", "memory_per_chip"):
+        vals = hw[col].to_numpy(dtype=float)
+        q[col] = vals
+        source[col] = np.where(~np.isnan(vals), "catalog", None)
+        how[col] = np.where(~np.isnan(vals), hw["accelerator"].to_numpy(dtype=object), None)
+
+    frames: list[pd.DataFrame] = []
+    frames.extend(_apply_relations(q, source, how, config))
+
+    # Derived-only quantities.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tpp = q["tokens"].to_numpy() / q["params"].to_numpy()
+    _set_derived(q, source, how, "tokens_per_param", tpp, "tokens / params")
+    min_chips = np.ceil(config.bytes_per_param * q["params"].to_numpy() / q["memory_per_chip"].to_numpy())
+    _set_derived(q, source, how, "min_chips_memory", min_chips, "M001")
+
+    frames.extend(_check_bounds(q, source, hw, claims, config, catalog))
+    findings = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) \
+        else pd.DataFrame({c: pd.Series(dtype=object) for c in FINDING_COLUMNS})
+    findings["severity"] = pd.Categorical(findings["severity"], categories=list(SEVERITIES), ordered=True)
+    findings = findings.sort_values(["row", "severity", "rule"], ascending=[True, False, True],
+                                    kind="stable").reset_index(drop=True)
+    status = _status(findings, n)
+    return AuditResult(claims=claims, config=config, q=q, source=source, how=how, hardware=hw,
+                       findings=findings, status=status)
+
+
+def _set_derived(q: pd.DataFrame, source: pd.DataFrame, how: pd.DataFrame, name: str, values: np.ndarray,
+                 note: str) -> None:
+    mask = np.isnan(q[name].to_numpy()) & np.isfinite(values)
+    if mask.any():
+        q.loc[mask, name] = values[mask]
+        source.loc[mask, name] = "derived"
+        how.loc[mask, name] = note
+
+
+def _apply_relations(q: pd.DataFrame, source: pd.DataFrame, how: pd.DataFrame,
+                     config: Config) -> list[pd.DataFrame]:
+    """Derive and check with every relation until no more can be derived (a fixed point)."""
+    n = len(q)
+    used = {rule.code: np.zeros(n, dtype=bool) for rule in RELATION_RULES}
+    frames: list[pd.DataFrame] = []
+    for _ in range(len(RELATION_RULES) + 1):
+        changed = False
+        for rule in RELATION_RULES:
+            cols = list(rule.relation.quantities)
+            exps = np.array([e for _, e in rule.relation.exponents])
+            values = q[cols].to_numpy(dtype=float)
+            known = ~np.isnan(values)
+            unknown_count = (~known).sum(axis=1)
+            free = ~used[rule.code]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                logs = np.where(known, np.log(values), 0.0)
+            log_k = math.log(rule.relation.constant)
+
+            # Derive: exactly one unknown, and it is a quantity that can be solved for.
+            derivable = np.array([c not in CATALOG_ONLY for c in cols])
+            target = np.argmin(known, axis=1)
+            derive = free & (unknown_count == 1) & derivable[target]
+            if derive.any():
+                rows = np.flatnonzero(derive)
+                t = target[rows]
+                partial = (logs[rows] * exps).sum(axis=1)  # unknown term contributes 0
+                solved = np.exp((log_k - partial) / exps[t])
+                ok = np.isfinite(solved) & (solved > 0)
+                for j, col in enumerate(cols):
+                    sel = rows[(t == j) & ok]
+                    if len(sel) == 0:
+                        continue
+                    q.loc[sel, col] = solved[(t == j) & ok]
+                    src = "catalog" if rule.code == "C006" else "derived"
+                    source.loc[sel, col] = src
+                    how.loc[sel, col] = rule.code
+                    if col == "n_eff":
+                        _propagate_n_eff(q, source, how, sel, rule.code)
+                used[rule.code][rows] = True
+                changed = True
+
+            # Check: everything known.
+            check = free & (unknown_count == 0)
+            if check.any():
+                rows = np.flatnonzero(check)
+                frames.append(_check_relation(rule, rows, q, source, logs[rows], exps, log_k, config))
+                used[rule.code][rows] = True
+        if not changed:
+            break
+    return frames
+
+
+def _propagate_n_eff(q: pd.DataFrame, source: pd.DataFrame, how: pd.DataFrame, rows: np.ndarray, code: str) -> None:
+    """A solved N fills ``params`` (there was neither a total nor an active count)."""
+    q.loc[rows, "params"] = q.loc[rows, "n_eff"]
+    source.loc[rows, "params"] = "derived"
+    how.loc[rows, "params"] = code
+
+
+def _check_relation(rule: type[RelationRule], rows: np.ndarray, q: pd.DataFrame, source: pd.DataFrame,
+                    logs: np.ndarray, exps: np.ndarray, log_k: float, config: Config) -> pd.DataFrame:
+    """One finding per row: the subject quantity (the first the claim states), its value and the expected one."""
+    cols = list(rule.relation.quantities)
+    src = source.loc[rows, list(rule.subjects)].to_numpy(dtype=object)
+    claimed_mask = src == "claimed"
+    pick = np.where(claimed_mask.any(axis=1), np.argmax(claimed_mask, axis=1), 0)
+    subject_names = np.array(rule.subjects, dtype=object)[pick]
+    subject_idx = np.array([cols.index(s) for s in rule.subjects])[pick]
+    total = (logs * exps).sum(axis=1)
+    own = logs[np.arange(len(rows)), subject_idx] * exps[subject_idx]
+    expected = np.exp((log_k - (total - own)) / exps[subject_idx])
+    claimed = np.exp(logs[np.arange(len(rows)), subject_idx])
+    ok_tol, warn_tol = config.tolerances[rule.code]
+    severity = severity_of_ratio(claimed / expected, ok_tol, warn_tol)
+    frame = _findings_frame(rows, rule.code, severity, "", claimed, expected)
+    frame["quantity"] = subject_names
+    return frame
+
+
+def _check_bounds(q: pd.DataFrame, source: pd.DataFrame, hw: pd.DataFrame, claims: Claims, config: Config,
+                  catalog: Catalog) -> list[pd.DataFrame]:
+    frames: list[pd.DataFrame] = []
+    low, high = config.band
+
+    def col(name: str) -> np.ndarray:
+        return q[name].to_numpy(dtype=float)
+
+    # U001: MFU (claimed or derived).
+    mfu = col("mfu")
+    rows = np.flatnonzero(~np.isnan(mfu))
+    if len(rows):
+        v = mfu[rows]
+        sev = np.where(v > 1, "error", np.where((v < low) | (v > high), "warning", "ok"))
+        frames.append(_findings_frame(rows, "U001", sev, "mfu", v, detail=source["mfu"].to_numpy(dtype=object)[rows]))
+
+    # U002: HFU, and HFU >= MFU.
+    hfu = col("hfu")
+    rows = np.flatnonzero(~np.isnan(hfu))
+    if len(rows):
+        v = hfu[rows]
+        m = mfu[rows]
+        below = ~np.isnan(m) & (v < m * (1 - 1e-9))
+        sev = np.where((v > 1) | below, "error", np.where((v < low) | (v > high), "warning", "ok"))
+        detail = np.where(below, "below-mfu", None)
+        frames.append(_findings_frame(rows, "U002", sev, "hfu", v, np.where(below, m, np.nan), detail=detail))
+
+    # U003: claimed achieved FLOP/s within the peak.
+    ach = col("achieved_flops_per_chip")
+    peak = col("peak_flops_per_chip")
+    rows = np.flatnonzero((source["achieved_flops_per_chip"].to_numpy(dtype=object) == "claimed") & ~np.isnan(peak))
+    if len(rows):
+        sev = np.where(ach[rows] > peak[rows] * (1 + 1e-9), "error", "ok")
+        frames.append(_findings_frame(rows, "U003", sev, "achieved_flops_per_chip", ach[rows], peak[rows]))
+
+    # M001: the training state fits in chips x memory.
+    need = col("min_chips_memory")
+    chips = col("chips")
+    rows = np.flatnonzero(~np.isnan(need) & ~np.isnan(chips))
+    if len(rows):
+        sev = np.where(chips[rows] < need[rows], "warning", "ok")
+        frames.append(_findings_frame(rows, "M001", sev, "chips", chips[rows], need[rows]))
+
+    # H001: hardware named but not in the catalog (close matches in the detail).
+    text = hw["hardware_text"]
+    unknown = text.notna() & hw["accelerator"].isna() & (text.astype(str).str.strip() != "")
+    rows = np.flatnonzero(unknown.to_numpy(dtype=bool))
+    if len(rows):
+        matches = map_unique(text.iloc[rows], lambda t: "; ".join(catalog.close_matches(t)) if t else "")
+        frames.append(_findings_frame(rows, "H001", "warning", "hardware", detail=matches.to_numpy(dtype=object)))
+
+    # H002: known hardware without a peak for the precision.
+    no_peak = hw["accelerator"].notna() & hw["catalog_peak"].isna()
+    rows = np.flatnonzero(no_peak.to_numpy(dtype=bool))
+    if len(rows):
+        frames.append(_findings_frame(rows, "H002", "warning", "precision",
+                                      detail=hw["precision"].to_numpy(dtype=object)[rows]))
+
+    # V001: invalid fields (one finding per field).
+    inv = claims.invalid
+    if len(inv):
+        frame = _findings_frame(inv["row"].to_numpy(), "V001", "error", "", detail=inv["message"].to_numpy(dtype=object))
+        frame["quantity"] = inv["field"].to_numpy(dtype=object)
+        frames.append(frame)
+
+    # V002: duplicate ids (every occurrence after the first).
+    ids = claims.info["id"]
+    dup = ids.duplicated(keep="first") & claims.info["id_given"]
+    rows = np.flatnonzero(dup.to_numpy(dtype=bool))
+    if len(rows):
+        frames.append(_findings_frame(rows, "V002", "warning", "id", detail=ids.to_numpy(dtype=object)[rows]))
+    return frames
+
+
+def _status(findings: pd.DataFrame, n: int) -> pd.Series:
+    status = np.full(n, "pass", dtype=object)
+    if len(findings):
+        rank = findings["severity"].cat.codes.to_numpy()
+        rows = findings["row"].to_numpy(dtype=int)
+        worst = np.full(n, -1)
+        np.maximum.at(worst, rows, rank)
+        status = np.where(worst >= 3, "fail", np.where(worst >= 2, "warn", "pass")).astype(object)
+        invalid_rows = rows[(findings["rule"] == "V001").to_numpy()]
+        status[invalid_rows] = "invalid"
+    return pd.Series(status, dtype=object)
+
+
+def compute_optimal_split(compute: float, tokens_per_param: float) -> tuple[float, float]:
+    """N and D for a compute budget at ``tokens_per_param`` tokens per parameter: C = 6·N·(r·N)."""
+    n = math.sqrt(compute / (6.0 * tokens_per_param))
+    return n, tokens_per_param * n
+
+
+def exit_status(status: Sequence[str], fail_on: str) -> int:
+    """0 when no claim reaches the fail level, 1 when one does (``fail_on``: warn | fail | never)."""
+    if fail_on == "never":
+        return 0
+    levels = {"warn": {"warn", "fail", "invalid"}, "fail": {"fail", "invalid"}}[fail_on]
+    return 1 if any(s in levels for s in status) else 0

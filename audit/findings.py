@@ -1,0 +1,233 @@
+"""Findings as plain records, and the words and formulas that explain them.
+
+The engine produces numbers (a long table); this module turns one row of it into a :class:`Finding` with a
+message and the formula with the values substituted. Every output format renders these same records.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any, Iterator
+
+import numpy as np
+import pandas as pd
+
+from audit import formatting as fmt
+from audit.engine import AuditResult
+from audit.quantities import BY_NAME
+from audit.rules import RULES, RelationRule
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One check on one claim (flake8's ``Violation``, for training arithmetic)."""
+
+    claim_id: str
+    rule: str
+    name: str
+    severity: str
+    quantity: str
+    claimed: float | None
+    expected: float | None
+    ratio: float | None
+    message: str
+    formula: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (NaN as None)."""
+        data = asdict(self)
+        for key in ("claimed", "expected", "ratio"):
+            v = data[key]
+            if v is not None and (not isinstance(v, float) or not math.isfinite(v)):
+                data[key] = None
+        return data
+
+
+def label(name: str) -> str:
+    """A quantity's display label."""
+    if name == "n_eff":
+        return "Parameters (N)"
+    if name == "catalog_peak":
+        return "Datasheet peak"
+    q = BY_NAME.get(name)
+    return q.label if q else name
+
+
+def _num(x: Any) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return None if math.isnan(x) else x
+
+
+def solved_formula(rule: type[RelationRule], subject: str) -> tuple[str, list[str], list[str], float, bool]:
+    """The relation solved for ``subject``: (symbol, numerator quantities, denominator quantities, constant,
+    constant in numerator)."""
+    exps = dict(rule.relation.exponents)
+    e_s = exps[subject]
+    num = [q for q, e in rule.relation.exponents if q != subject and -e / e_s > 0]
+    den = [q for q, e in rule.relation.exponents if q != subject and -e / e_s < 0]
+    return rule.symbols[subject], num, den, rule.relation.constant, (1 / e_s) > 0
+
+
+def substituted(rule: type[RelationRule], subject: str, values: dict[str, float], symbols: dict[str, str] | None = None
+                ) -> str:
+    """``MFU = C / (chip_hours · 3600 · peak) = 5.48e23 / (1,022,362 × 3600 × 3.12e14) = 0.4769``."""
+    symbols = symbols or rule.symbols
+    sym, num, den, k, k_up = solved_formula(rule, subject)
+    k_text = fmt.sig(k, 6)
+
+    def side(names: list[str], with_k: bool, use_values: bool) -> str:
+        parts = [k_text] if with_k and k != 1 else []
+        for name in names:
+            parts.append(fmt.operand(name, values[name]) if use_values else symbols[name])
+        if not parts:
+            return "1"
+        joiner = " × " if use_values else " · "
+        return joiner.join(parts)
+
+    def expr(use_values: bool) -> str:
+        top = side(num, k_up, use_values)
+        bottom_parts = den + (["__k"] if (not k_up and k != 1) else [])
+        if not bottom_parts:
+            return top
+        names = [n for n in bottom_parts if n != "__k"]
+        bottom = side(names, "__k" in bottom_parts, use_values)
+        if len(names) + ("__k" in bottom_parts) > 1:
+            bottom = f"({bottom})"
+        return f"{top} / {bottom}"
+
+    result = _solve(rule, subject, values)
+    return f"{symbols[subject]} = {expr(False)} = {expr(True)} = {fmt.operand(subject, result)}"
+
+
+def _solve(rule: type[RelationRule], subject: str, values: dict[str, float]) -> float:
+    exps = dict(rule.relation.exponents)
+    total = math.log(rule.relation.constant)
+    for name, e in exps.items():
+        if name != subject:
+            total -= e * math.log(values[name])
+    return math.exp(total / exps[subject])
+
+
+def _relation_message(rule: type[RelationRule], subject: str, claimed: float, expected: float, severity: str,
+                      source: str) -> str:
+    verb = "agrees with" if severity == "ok" else "differs from"
+    what = "claimed" if source == "claimed" else source
+    r = claimed / expected if expected else float("nan")
+    return (f"{label(subject)} {fmt.value(subject, claimed)} ({what}) {verb} {fmt.value(subject, expected)} "
+            f"implied by {rule.formula} (ratio {fmt.ratio(r)})")
+
+
+def describe(result: AuditResult, f: pd.Series) -> Finding:
+    """Turn one row of ``result.findings`` into a :class:`Finding` with its message and formula."""
+    row = int(f["row"])
+    rule = RULES[f["rule"]]
+    severity = str(f["severity"])
+    quantity = str(f["quantity"])
+    claimed, expected, ratio = _num(f["claimed"]), _num(f["expected"]), _num(f["ratio"])
+    detail = f["detail"]
+    qrow = result.q.iloc[row]
+    claim_id = str(result.claims.info.at[row, "id"])
+    formula = rule.formula
+    if issubclass(rule, RelationRule):
+        values = {name: float(qrow[name]) for name in rule.relation.quantities}
+        formula = substituted(rule, quantity, values, _symbols_for(rule, result, row))
+        message = _relation_message(rule, quantity, claimed or 0.0, expected or 0.0, severity,
+                                    str(result.source.at[row, quantity]))
+        if rule.code in ("C003", "C005") and bool(result.hardware.at[row, "precision_assumed"]):
+            message += f"; precision not stated, {result.hardware.at[row, 'precision']} assumed"
+    else:
+        message = _bound_message(rule.code, result, row, claimed, expected, severity, detail)
+        formula = _bound_formula(rule.code, result, row, claimed, expected) or rule.formula
+    return Finding(claim_id=claim_id, rule=rule.code, name=rule.name, severity=severity, quantity=quantity,
+                   claimed=claimed, expected=expected, ratio=ratio, message=message, formula=formula)
+
+
+def _symbols_for(rule: type[RelationRule], result: AuditResult, row: int) -> dict[str, str]:
+    symbols = dict(rule.symbols)
+    if "n_eff" in symbols and result.how.at[row, "n_eff"] == "active_params":
+        symbols["n_eff"] = "N_active"
+    return symbols
+
+
+def _bound_message(code: str, result: AuditResult, row: int, claimed: float | None, expected: float | None,
+                   severity: str, detail: Any) -> str:
+    cfg = result.config
+    low, high = cfg.band
+    band = f"{fmt.sig(low * 100)}-{fmt.sig(high * 100)} %"
+    if code in ("U001", "U002"):
+        name = "MFU" if code == "U001" else "HFU"
+        v = claimed or 0.0
+        how = result.how.at[row, name.lower()]
+        origin = "claimed" if detail == "claimed" or code == "U002" else f"implied by {how}"
+        if detail == "below-mfu":
+            return (f"HFU {fmt.sig(v * 100)} % is below MFU {fmt.sig((expected or 0) * 100)} %: HFU counts "
+                    f"recomputation on top of model FLOPs, so it cannot be lower")
+        if v > 1:
+            hint = f" ({fmt.sig(v)} looks like a percentage: {fmt.sig(v / 100)} was meant?)" if v <= 100 else ""
+            return f"{name} {fmt.sig(v * 100)} % ({origin}) is above 100 %: physically impossible{hint}"
+        if severity == "warning":
+            side = "below" if v < low else "above"
+            return f"{name} {fmt.sig(v * 100)} % ({origin}) is {side} the plausible band {band}"
+        return f"{name} {fmt.sig(v * 100)} % ({origin}) is within the plausible band {band}"
+    if code == "U003":
+        verdict = "exceeds" if severity == "error" else "is within"
+        return (f"Achieved {fmt.value('achieved_flops_per_chip', claimed)} per chip {verdict} the peak "
+                f"{fmt.value('peak_flops_per_chip', expected)}")
+    if code == "M001":
+        params = float(result.q.at[row, "params"])
+        mem = float(result.q.at[row, "memory_per_chip"])
+        state = cfg.bytes_per_param * params
+        base = (f"training state {fmt.sig(cfg.bytes_per_param)} B × {fmt.count(params)} params = "
+                f"{fmt.sig(state / 1e12, 3)} TB needs at least {int(expected or 0):,} × {fmt.sig(mem / 1e9, 4)} GB")
+        if severity == "ok":
+            return f"{int(claimed or 0):,} chips hold the {base}"
+        return (f"{int(claimed or 0):,} chips cannot hold the {base} (offloading or a wrong chip count or "
+                f"model size?)")
+    if code == "H001":
+        text = result.hardware.at[row, "hardware_text"]
+        close = f"; close matches: {detail}" if detail else "; no close match"
+        return f"unknown accelerator {text!r}: no peak or memory, hardware checks skipped{close}"
+    if code == "H002":
+        return (f"no {detail} peak for {result.hardware.at[row, 'accelerator_name']} in the catalog; "
+                f"hardware checks skipped")
+    if code == "V001":
+        return str(detail)
+    if code == "V002":
+        return f"duplicate id {detail!r}: also used by an earlier claim"
+    return str(detail or "")
+
+
+def _bound_formula(code: str, result: AuditResult, row: int, claimed: float | None, expected: float | None
+                   ) -> str | None:
+    if code == "M001":
+        params = float(result.q.at[row, "params"])
+        mem = float(result.q.at[row, "memory_per_chip"])
+        bpp = result.config.bytes_per_param
+        return (f"min chips = ⌈{fmt.sig(bpp)} · N / memory⌉ = ⌈{fmt.sig(bpp)} × {fmt.count(params)} / "
+                f"{fmt.sci(mem, 4)}⌉ = {int(expected or 0):,}")
+    if code == "U003":
+        return f"achieved ≤ peak: {fmt.sci(claimed or 0, 4)} ≤ {fmt.sci(expected or 0, 4)}"
+    return None
+
+
+def iter_findings(result: AuditResult, rows: np.ndarray | None = None) -> Iterator[Finding]:
+    """Findings in claim order (worst first within a claim), optionally for some claims only."""
+    frame = result.findings
+    if rows is not None:
+        frame = frame[frame["row"].isin(rows)]
+    for _, f in frame.iterrows():
+        yield describe(result, f)
+
+
+def findings_by_row(result: AuditResult, rows: np.ndarray | None = None) -> dict[int, list[Finding]]:
+    """Findings grouped by claim row."""
+    out: dict[int, list[Finding]] = {}
+    frame = result.findings
+    if rows is not None:
+        frame = frame[frame["row"].isin(rows)]
+    for _, f in frame.iterrows():
+        out.setdefault(int(f["row"]), []).append(describe(result, f))
+    return out

@@ -1,0 +1,106 @@
+"""Numbers as people read them: ``175B``, ``3.14e23 FLOP``, ``1,022,362 h``, ``46.2 %``, ``989.4 TFLOP/s``.
+
+Used by every renderer, so the same value reads the same everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+
+from audit.quantities import BY_NAME
+
+_COUNT_SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"))
+
+
+def sig(x: float, digits: int = 3) -> str:
+    """``x`` to ``digits`` significant digits, without trailing zeros."""
+    if x == 0 or not math.isfinite(x):
+        return str(x)
+    text = f"{x:.{digits}g}"
+    if "e" in text:
+        mantissa, exp = text.split("e")
+        return f"{mantissa}e{int(exp)}"
+    return text
+
+
+def sci(x: float, digits: int = 3) -> str:
+    """Scientific notation: ``3.14e23``."""
+    if x == 0 or not math.isfinite(x):
+        return str(x)
+    mantissa, exp = f"{x:.{digits - 1}e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+    return f"{mantissa}e{int(exp)}"
+
+
+def count(x: float) -> str:
+    """Counts: ``175B``, ``1.4T``, ``65.2B``; below a million with thousands separators."""
+    if not math.isfinite(x):
+        return str(x)
+    for scale, suffix in _COUNT_SUFFIXES:
+        if abs(x) >= scale:
+            return f"{sig(x / scale, 4)}{suffix}"
+    if abs(x - round(x)) < 1e-9:
+        return f"{int(round(x)):,}"
+    return f"{x:,.4g}"
+
+
+def hours(x: float) -> str:
+    """Accelerator-hours with separators: ``1,022,362``; large values as ``30.84M``."""
+    if not math.isfinite(x):
+        return str(x)
+    if abs(x) >= 1e7:
+        return count(x)
+    if abs(x) >= 100:
+        return f"{x:,.0f}"
+    return sig(x, 4)
+
+
+def value(name: str, x: float | None, unit: bool = True) -> str:
+    """Format a quantity's value in its unit (``unit=False`` leaves the unit out)."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    q = BY_NAME.get(name)
+    kind = q.kind if q else ""
+    if name in ("n_eff",):
+        kind = "count"
+    if name in ("catalog_peak",):
+        kind = "flops_rate"
+    if kind == "fraction":
+        return f"{sig(x * 100, 3)} %"
+    if kind == "flop":
+        return f"{sci(x)} FLOP" if unit else sci(x)
+    if kind == "flops_rate":
+        return f"{sig(x / 1e12, 4)} TFLOP/s" if unit else sci(x)
+    if kind == "hours":
+        return f"{hours(x)} h" if unit else hours(x)
+    if kind == "days":
+        return f"{sig(x, 3)} days" if unit else sig(x, 3)
+    if kind == "tokens_rate":
+        return f"{count(x)} tokens/s" if unit else count(x)
+    if kind == "bytes":
+        return f"{sig(x / 1e9, 4)} GB" if unit else sci(x)
+    if name == "tokens_per_param":
+        return sig(x, 4)
+    return count(x)
+
+
+def operand(name: str, x: float) -> str:
+    """A value inside a formula: compact, no unit, exact enough to redo the arithmetic (4 digits)."""
+    q = BY_NAME.get(name)
+    kind = q.kind if q else ("flops_rate" if name == "catalog_peak" else "count")
+    if kind == "fraction":
+        return sig(x, 4)
+    if kind in ("flop", "flops_rate", "bytes"):
+        return sci(x, 4)
+    if kind == "hours":
+        return hours(x)
+    if kind in ("days", "tokens_rate"):
+        return sig(x, 4) if x < 1e5 else count(x)
+    return count(x)
+
+
+def ratio(x: float) -> str:
+    """A ratio: ``1.02x``, ``1000x``, ``0.042x``."""
+    if not math.isfinite(x):
+        return "—"
+    return f"{sig(x, 3)}x"

@@ -1,0 +1,86 @@
+"""Plain-text output for a terminal: a table of claims, then each claim's findings."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from audit import formatting as fmt
+from audit.api import SHOWN_QUANTITIES, derivation, summary
+from audit.engine import AuditResult
+from audit.findings import findings_by_row, label
+
+Style = Callable[[str, str], str]
+
+_STATUS_COLOR = {"pass": "green", "warn": "yellow", "fail": "red", "invalid": "magenta"}
+_SEVERITY_COLOR = {"ok": "green", "info": "blue", "warning": "yellow", "error": "red"}
+
+
+def _plain(text: str, _color: str) -> str:
+    return text
+
+
+def _cut(text: str | None, width: int) -> str:
+    text = "" if text is None else str(text)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def render(result: AuditResult, style: Style = _plain, show_ok: bool = False) -> str:
+    """The audit as text; ``style(text, color)`` adds colour (identity when colour is off)."""
+    lines: list[str] = []
+    info = result.claims.info
+    q = result.q
+    header = f"{'status':<8} {'id':<24} {'params':>8} {'tokens':>8} {'compute':>10} {'hardware':<18} {'MFU':>7}"
+    lines.append(header)
+    lines.append("-" * len(header))
+    for row in range(len(result)):
+        status = result.status.iat[row]
+        mfu = q.at[row, "mfu"]
+        cells = (
+            f"{_cut(info.at[row, 'id'], 24):<24} "
+            f"{fmt.value('params', q.at[row, 'params'], unit=False):>8} "
+            f"{fmt.value('tokens', q.at[row, 'tokens'], unit=False):>8} "
+            f"{fmt.value('compute_flops', q.at[row, 'compute_flops'], unit=False):>10} "
+            f"{_cut(info.at[row, 'hardware'] or '', 18):<18} "
+            f"{fmt.value('mfu', mfu):>7}"
+        )
+        lines.append(f"{style(f'{status:<8}', _STATUS_COLOR[status])} {cells}")
+    lines.append("")
+    grouped = findings_by_row(result)
+    for row in range(len(result)):
+        shown = [f for f in grouped.get(row, []) if show_ok or f.severity != "ok"]
+        if not shown:
+            continue
+        name = info.at[row, "name"] or ""
+        lines.append(style(f"{info.at[row, 'id']}", "bold") + (f"  {name}" if name and name != info.at[row, 'id'] else "")
+                     + f"  [{info.at[row, 'file']}:{info.at[row, 'row']}]")
+        for f in shown:
+            sev = style(f"{f.severity:<7}", _SEVERITY_COLOR[f.severity])
+            lines.append(f"  {sev} {f.rule} {f.message}")
+            if f.formula and f.rule.startswith(("C", "M", "U003")):
+                lines.append(f"          {f.formula}")
+        lines.append("")
+    s = summary(result)
+    counts = ", ".join(f"{v} {k}" for k, v in s["status"].items())
+    lines.append(f"{s['claims']} claims: {counts}")
+    return "\n".join(lines) + "\n"
+
+
+def render_estimate(result: AuditResult, style: Style = _plain) -> str:
+    """An estimate: every quantity the inputs determine, with how it was derived."""
+    lines: list[str] = []
+    for name in SHOWN_QUANTITIES:
+        src = result.source.at[0, name]
+        v = result.q.at[0, name]
+        if src is None or v != v:
+            continue
+        lines.append(f"{label(name):<26} {fmt.value(name, float(v)):>20}  {src}")
+        how = derivation(result, 0, name)
+        if how:
+            lines.append(f"{'':<26} {'':>20}  {how}")
+    grouped = findings_by_row(result).get(0, [])
+    bad = [f for f in grouped if f.severity != "ok"]
+    if bad:
+        lines.append("")
+        for f in bad:
+            lines.append(f"{style(f.severity, _SEVERITY_COLOR[f.severity])} {f.rule} {f.message}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,766 @@
+"""Read the values people write in training reports (``175B``, ``3640 PF-days``, ``46.2%``) as floats.
+
+Every numeric quantity has a *kind* (see :mod:`audit.quantities`) and each kind has one canonical unit:
+
+==============  =====================================================
+kind            canonical unit
+==============  =====================================================
+``count``       plain number (parameters, tokens, accelerators)
+``flop``        FLOP (a total amount of compute)
+``days``        days of wall-clock time
+``hours``       accelerator-hours (GPU-hours, TPU-hours, chip-hours)
+``fraction``    fraction, 0..1 expected but not validated here
+``tokens_rate`` tokens per second (whole cluster)
+``flops_rate``  FLOP per second (per accelerator in the current schema)
+``bytes``       bytes
+==============  =====================================================
+
+Design rules:
+
+* Parsing is regex + table look-ups only: no ``eval``. Strings longer than :data:`MAX_TEXT_LEN` are refused
+  before any regex runs, and no pattern nests unbounded repetitions, so a hostile cell cannot make a regex
+  backtrack catastrophically.
+* Range and validity (negative, zero, infinite, fraction > 1) are *not* checked here: the claims loader does
+  that with the field's label, so ``1e400`` parses to ``inf`` and ``46.2`` as a fraction stays ``46.2``.
+* A string that cannot be read raises :class:`UnitError`, whose message names the text, the reason and
+  examples of what the field accepts.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "KINDS",
+    "MAX_TEXT_LEN",
+    "UnitError",
+    "format_count",
+    "format_sci",
+    "format_si",
+    "parse_series",
+    "parse_value",
+]
+
+#: All quantity kinds; every one but ``text`` is numeric and handled by :func:`parse_value`.
+KINDS: tuple[str, ...] = ("count", "flop", "days", "hours", "fraction", "tokens_rate", "flops_rate", "bytes", "text")
+
+#: Longest string (after stripping surrounding whitespace) that is parsed. No real value comes near it; the
+#: cap bounds regex work on adversarial input.
+MAX_TEXT_LEN = 200
+
+
+class UnitError(ValueError):
+    """A value that cannot be read as the quantity's unit.
+
+    ``str(e)`` is a short user-facing message naming the text and what was expected. The pieces are also
+    available as attributes: ``text`` (the original cell, or None for a non-string), ``kind`` and ``reason``.
+    """
+
+    def __init__(self, message: str, *, text: str | None = None, kind: str | None = None,
+                 reason: str | None = None) -> None:
+        super().__init__(message)
+        self.text = text
+        self.kind = kind
+        self.reason = reason
+
+
+# --------------------------------------------------------------------------------------------------------
+# Descriptions used in error messages.
+
+_DESCRIPTION: dict[str, str] = {
+    "count": "a count",
+    "flop": "a total compute in FLOP",
+    "days": "a wall-clock duration in days",
+    "hours": "accelerator-hours",
+    "fraction": "a fraction",
+    "tokens_rate": "a throughput in tokens/s",
+    "flops_rate": "a compute rate in FLOP/s",
+    "bytes": "a size in bytes",
+}
+
+_EXAMPLES: dict[str, str] = {
+    "count": "175B, 1.4T tokens, 2,048 GPUs",
+    "flop": "3.14e23, 314 ZFLOP, 3640 PF-days",
+    "days": "21, 21 days, 3.5 months, 920 hours",
+    "hours": "1,022,362, 2.788M GPU-hours, 30.84M H100-hours",
+    "fraction": "0.462, 46.2%",
+    "tokens_rate": "380 tokens/s, 1.2M tokens/sec",
+    "flops_rate": "312e12, 989 TFLOP/s, 1.979 PFLOPS",
+    "bytes": "80GB, 80 GiB, 1.1 TB",
+}
+
+# Short names for the "looks like ..." hint when a unit belongs to another kind.
+_LOOKS_LIKE: dict[str, str] = {
+    "count": "a count",
+    "flop": "a total compute (FLOP)",
+    "days": "a wall-clock duration",
+    "hours": "accelerator-hours",
+    "fraction": "a percentage",
+    "tokens_rate": "a token throughput",
+    "flops_rate": "a compute rate (FLOP/s)",
+    "bytes": "a memory size",
+}
+
+# Order in which other kinds are tried for the hint. Count first: it accepts a bare multiplier (``175B``),
+# which the hours and rate readers also accept but which reads first as a count. A duration before
+# accelerator-hours, so ``21 days`` is named a duration.
+_HINT_ORDER: tuple[str, ...] = ("count", "days", "hours", "flop", "flops_rate", "tokens_rate", "fraction", "bytes")
+
+# Strings that mean "missing". They mirror pandas.read_csv's default ``na_values`` so that the same table
+# parses the same whether it arrives as CSV (where pandas already turned these into NaN) or as JSON/YAML.
+# ("nan" stays missing here; the claims loader flags a literal NaN separately.)
+_NA_STRINGS: frozenset[str] = frozenset({
+    "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A",
+    "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+})
+
+
+class _Reject(Exception):
+    """Internal: the unit text is not valid for a kind. ``specific`` reasons get no "looks like" hint."""
+
+    def __init__(self, reason: str, specific: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.specific = specific
+
+
+# A unit conversion: value_canonical = value * 10**exp10 * num / den. Powers of ten are kept apart and
+# folded into the decimal exponent of the number's text, so ``65.2B`` is float("65.2e9"), exactly 65.2e9.
+_Scale = tuple[int, int, int]
+_ONE: _Scale = (0, 1, 1)
+
+# --------------------------------------------------------------------------------------------------------
+# Normalization of the text before the number is read.
+
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
+# ``10²³`` -> ``10^23``; an explicit caret before superscripts (``10^²³``) is absorbed.
+_SUPERSCRIPT_RE = re.compile(r"\^?([⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]+)")
+# Unicode minus and hyphens/dashes that show up in pasted text (``PF‑days`` with a non-breaking hyphen).
+_DASHES = str.maketrans({"\u2212": "-", "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-"})
+_SPACES_RE = re.compile(r"\s+")
+
+# Leading qualifiers: the value is still the number written ("~175B", "over 2 trillion tokens", "> 1T").
+# Word qualifiers must not run into letters, so "overall" is not "over" + "all".
+_QUALIFIER_RE = re.compile(
+    r"(?:[~≈≃∼]|>=|<=|[><≥≤]"
+    r"|(?:about|approx|approximately|around|roughly|circa|ca|nearly|almost|over|under|more than|less than"
+    r"|at least|at most|up to|upwards of|just over|just under|est|estimated)\.?(?![a-z]))\s*",
+    re.IGNORECASE,
+)
+_CURRENCY_RE = re.compile(r"[$€£¥]")
+
+# The number: optional sign, digits with optional "," thousands separators (groups of exactly three), an
+# optional fraction and an optional e-exponent. ASCII digits only ([0-9], not \d, which matches any script).
+_NUM_RE = re.compile(
+    r"(?P<sign>[+-]?)"
+    r"(?:(?P<int>[0-9]{1,3}(?:,[0-9]{3})+(?![0-9,])|[0-9]+)(?:\.(?P<frac>[0-9]*))?|\.(?P<frac2>[0-9]+))"
+    r"(?:[eE](?P<exp>[+-]?[0-9]+))?"
+)
+# "× 10^23", "x 10^23", "*10**23", "·10^23" after a mantissa.
+_TIMES_TEN_RE = re.compile(r"\s*[×xX*·⋅∙]\s*10\s*(?:\^|\*\*)\s*(?P<exp>[+-]?[0-9]+)")
+# "10^24", "2^30": an integer base raised to a power.
+_POWER_RE = re.compile(r"\s*(?:\^|\*\*)\s*(?P<exp>[+-]?[0-9]+)")
+
+# --------------------------------------------------------------------------------------------------------
+# Unit tables.
+
+# Count multipliers. "G" is refused for counts: it reads as giga but is also the G of GB or GPU, and
+# reports say B/billion for counts. Case-insensitive for counts (``7b``, ``125m`` name model sizes).
+_COUNT_SCALE: dict[str, int] = {
+    "k": 3, "thousand": 3, "m": 6, "mn": 6, "million": 6, "b": 9, "bn": 9, "billion": 9,
+    "t": 12, "tn": 12, "trillion": 12, "quadrillion": 15,
+}
+_COUNT_SCALE_RE = re.compile(
+    r"(?P<s>quadrillion|trillion|billion|million|thousand|bn|mn|tn|[kmbtg])(?![a-z0-9])\s*-?\s*", re.IGNORECASE)
+# Word-only multipliers for the kinds whose letters are SI prefixes attached to the unit (FLOP, bytes).
+_WORD_SCALE_RE = re.compile(r"(?P<s>quadrillion|trillion|billion|million|thousand)(?![a-z0-9])\s*", re.IGNORECASE)
+# Accelerator-hours: "k"/"K", "M" and "B" case-sensitive (a lowercase "m" could be minutes), plus words.
+_HOURS_SCALE_RE = re.compile(
+    r"(?P<s>(?i:quadrillion|trillion|billion|million|thousand)|bn|[kKMBG])(?![A-Za-z0-9])\s*-?\s*")
+
+# SI prefixes (BIPM SI Brochure, 9th ed.; ronna/quetta added by the 27th CGPM, 2022). Matched
+# case-insensitively for FLOP: "mFLOP" can only mean mega in a training report.
+_SI_PREFIX: dict[str, int] = {
+    "k": 3, "kilo": 3, "m": 6, "mega": 6, "g": 9, "giga": 9, "t": 12, "tera": 12, "p": 15, "peta": 15,
+    "e": 18, "exa": 18, "z": 21, "zetta": 21, "y": 24, "yotta": 24, "r": 27, "ronna": 27, "q": 30, "quetta": 30,
+}
+_SI_PREFIX_PATTERN = r"quetta|ronna|yotta|zetta|exa|peta|tera|giga|mega|kilo|[kmgtpezyrq]"
+
+_FLOP_RE = re.compile(rf"(?:(?P<p>{_SI_PREFIX_PATTERN})[\s\-]?)?flops?", re.IGNORECASE)
+_PER_SECOND = r"\s*(?:/|per)\s*(?:s|secs?|seconds?)"
+# A rate sustained for a time: "PF-days", "petaflop/s-days", "pfs-days", "PFLOP/s-day", "TFLOP/s-hours".
+# One petaflop/s-day is 1e15 FLOP/s for 86,400 s = 8.64e19 FLOP (Amodei & Hernandez, "AI and Compute",
+# OpenAI 2018; GPT-3's 3640 PF-days in Brown et al. 2020, Appendix D).
+_RATE_TIME_RE = re.compile(
+    rf"(?:(?P<p>{_SI_PREFIX_PATTERN})[\s\-]?)?(?P<f>flops?|f)(?:{_PER_SECOND}|s)?[\s\-]*"
+    r"(?P<t>days?|hours?|hrs?)",
+    re.IGNORECASE,
+)
+_BARE_PREFIX_RE = re.compile(rf"(?P<p>{_SI_PREFIX_PATTERN})(?P<f>[\s\-]?f)?", re.IGNORECASE)
+
+_RATE_RE = re.compile(rf"(?:(?P<p>{_SI_PREFIX_PATTERN})[\s\-]?)?flops?(?:{_PER_SECOND})?", re.IGNORECASE)
+_RATE_F_RE = re.compile(rf"(?P<p>{_SI_PREFIX_PATTERN})[\s\-]?f{_PER_SECOND}", re.IGNORECASE)
+# Accelerator words: used to accept "per GPU" on per-chip rates and to refuse it on whole-cluster rates.
+_DEVICE_WORDS = r"gpus?|chips?|devices?|accelerators?|tpus?|cores?|nodes?|workers?|replicas?|hosts?"
+_PER_DEVICE_RE = re.compile(rf"(?:/|\bper\b)\s*(?:an?\s+)?(?:{_DEVICE_WORDS})\b", re.IGNORECASE)
+_PER_CHIP_SUFFIX_RE = re.compile(r"\s*(?:/|per)\s*(?:an?\s+)?(?:gpus?|chips?|devices?|accelerators?|tpus?)$",
+                                 re.IGNORECASE)
+
+_TOKENS_RATE_RE = re.compile(
+    r"(?:tokens?|toks?)\s*(?:/|per)\s*(?P<t>s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?)", re.IGNORECASE)
+_PER_TIME_DEN: dict[str, int] = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
+                                 "min": 60, "mins": 60, "minute": 60, "minutes": 60,
+                                 "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600,
+                                 "day": 86400, "days": 86400}
+
+# Bytes: decimal SI prefixes (80 GB = 80e9 B) and IEC binary prefixes (80 GiB = 80 * 2**30 B; IEC 80000-13).
+_BYTES_RE = re.compile(r"(?P<p>[kmgtpe])(?P<i>i?)b|b", re.IGNORECASE)
+_BYTES_WORD_RE = re.compile(
+    r"(?P<p>kilo|mega|giga|tera|peta|exa|kibi|mebi|gibi|tebi|pebi|exbi)?\s?bytes?", re.IGNORECASE)
+_BITS_RE = re.compile(r"[KMGTPE]i?b|b|(?:[a-z]*)bits?", re.IGNORECASE)
+_MEMORY_SUFFIX_RE = re.compile(r"\s+(?:of\s+)?(?:hbm[0-9a-z]*|gddr[0-9a-z]*|vram|dram|ram|memory)$",
+                               re.IGNORECASE)
+_BYTE_PREFIX_POWER: dict[str, int] = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5, "e": 6}
+_BYTE_WORD_PREFIX: dict[str, tuple[int, int]] = {  # name -> (decimal exponent, binary power of 1024)
+    "kilo": (3, 0), "mega": (6, 0), "giga": (9, 0), "tera": (12, 0), "peta": (15, 0), "exa": (18, 0),
+    "kibi": (0, 1), "mebi": (0, 2), "gibi": (0, 3), "tebi": (0, 4), "pebi": (0, 5), "exbi": (0, 6),
+}
+
+_PERCENT_RE = re.compile(r"%|percent|per\s?cent|pct", re.IGNORECASE)
+
+# Durations. A month is 1/12 of a Julian year, and a year is the Julian year of 365.25 days (IAU), the
+# usual convention for converting "3.5 months" of training. Each entry is (num, den) in days.
+_DAYS_UNITS: dict[str, tuple[int, int]] = {}
+for _names, _ratio in (
+    (("d", "day", "days"), (1, 1)),
+    (("w", "wk", "wks", "week", "weeks"), (7, 1)),
+    (("mo", "mos", "month", "months"), (36525, 1200)),
+    (("y", "yr", "yrs", "year", "years"), (36525, 100)),
+    (("h", "hr", "hrs", "hour", "hours"), (1, 24)),
+    (("min", "mins", "minute", "minutes"), (1, 1440)),
+    (("s", "sec", "secs", "second", "seconds"), (1, 86400)),
+):
+    for _n in _names:
+        _DAYS_UNITS[_n] = _ratio
+_DAYS_QUALIFIERS = frozenset({"wall", "clock", "wallclock", "calendar", "training", "elapsed"})
+
+# Accelerator-time units, in hours. A GPU-year is 365.25 * 24 = 8766 GPU-hours (Julian year, as above).
+_HOURS_UNITS: dict[str, tuple[int, int]] = {}
+for _names, _ratio in (
+    (("h", "hr", "hrs", "hour", "hours"), (1, 1)),
+    (("d", "day", "days"), (24, 1)),
+    (("wk", "wks", "week", "weeks"), (168, 1)),
+    (("month", "months"), (36525 * 24, 1200)),
+    (("y", "yr", "yrs", "year", "years"), (8766, 1)),
+    (("min", "mins", "minute", "minutes"), (1, 60)),
+):
+    for _n in _names:
+        _HOURS_UNITS[_n] = _ratio
+
+# Words that may end a count ("70B parameters", "2,048 GPUs"). Words of text are not tokens.
+_COUNT_UNITS = frozenset({
+    "token", "tokens", "tok", "toks", "parameter", "parameters", "param", "params", "weights",
+    "gpu", "gpus", "chip", "chips", "accelerator", "accelerators", "device", "devices", "tpu", "tpus",
+})
+# Accelerator-hours units that are not accelerator-hours; each maps to the reason shown to the user.
+_NODE_REASON = ("node-hours are not accelerator-hours: a node holds several GPUs; "
+                "multiply by the GPUs per node")
+_BAD_HOUR_WORDS: dict[str, str] = {
+    **{w: _NODE_REASON for w in ("node", "nodes", "server", "servers", "host", "hosts", "machine", "machines",
+                                 "pod", "pods")},
+    **{w: ("core-hours are not chip-hours: a TPU v2/v3 chip has two cores; convert to chip-hours")
+       for w in ("core", "cores")},
+    **{w: "CPU-hours are not accelerator-hours" for w in ("cpu", "cpus")},
+    **{w: ("wall-clock hours are not accelerator-hours: multiply by the number of accelerators")
+       for w in ("wall", "clock", "wallclock")},
+}
+_WORD_TOKEN_RE = re.compile(r"[A-Za-z0-9.]+")
+_SPLIT_RE = re.compile(r"[\s\-]+")
+
+
+def _tokens(rest: str) -> list[str]:
+    """Split unit text on spaces and hyphens: ``H100 GPU-hours`` -> ``['H100', 'GPU', 'hours']``."""
+    return [t for t in _SPLIT_RE.split(rest) if t]
+
+
+def _count_scale(rest: str, pattern: re.Pattern[str]) -> tuple[int, str]:
+    """Strip a leading count multiplier (``B``, ``million``) and return (power of ten, remaining text)."""
+    m = pattern.match(rest)
+    if not m:
+        return 0, rest
+    s = m.group("s")
+    if s in ("g", "G"):
+        raise _Reject("'G' is ambiguous for a count (giga? GB? GPU?); write B or billion", specific=True)
+    return _COUNT_SCALE[s.lower()], rest[m.end():]
+
+
+# --------------------------------------------------------------------------------------------------------
+# Per-kind unit readers: text after the number -> scale, or _Reject.
+
+def _unit_count(rest: str) -> _Scale:
+    exp, rest = _count_scale(rest, _COUNT_SCALE_RE)
+    toks = _tokens(rest)
+    if not toks:
+        return (exp, 1, 1)
+    lowered = [t.lower() for t in toks]
+    if "words" in lowered or "word" in lowered:
+        raise _Reject("words are not tokens (a tokenizer gives roughly 1.3 tokens per English word); "
+                      "give the token count", specific=True)
+    if lowered[-1] in ("node", "nodes"):
+        raise _Reject("a node holds several accelerators; give the accelerator count", specific=True)
+    # Up to three descriptive words before the unit: "1.4T training tokens", "6,144 TPU v4 chips".
+    if lowered[-1] in _COUNT_UNITS and len(toks) <= 4 and all(_WORD_TOKEN_RE.fullmatch(t) for t in toks[:-1]):
+        return (exp, 1, 1)
+    raise _Reject(f"unknown unit {rest.strip()!r}")
+
+
+def _unit_flop(rest: str) -> _Scale:
+    if not rest:
+        return _ONE
+    exp = 0
+    m = _WORD_SCALE_RE.match(rest)
+    if m:
+        exp, rest = _COUNT_SCALE[m.group("s").lower()], rest[m.end():]
+        if not rest:
+            return (exp, 1, 1)
+    m = _FLOP_RE.fullmatch(rest)
+    if m:
+        p = m.group("p")
+        return (exp + (_SI_PREFIX[p.lower()] if p else 0), 1, 1)
+    m = _RATE_TIME_RE.fullmatch(rest)
+    if m and (m.group("p") or m.group("f").lower() != "f"):
+        p = m.group("p")
+        t = m.group("t").lower()
+        seconds = 86400 if t.startswith("d") else 3600
+        return (exp + (_SI_PREFIX[p.lower()] if p else 0), seconds, 1)
+    m = _BARE_PREFIX_RE.fullmatch(rest)
+    if m:
+        what = rest.strip()
+        if m.group("f"):
+            raise _Reject(f"{what!r} is ambiguous (FLOP or FLOP/s?); write e.g. PFLOP or PF-days", specific=True)
+        raise _Reject(f"a bare {what!r} is not a unit of compute; write e.g. {what}FLOP or PF-days",
+                      specific=True)
+    raise _Reject(f"unknown unit {rest!r}")
+
+
+def _unit_flops_rate(rest: str) -> _Scale:
+    if not rest:
+        return _ONE
+    # The flops_rate fields are per accelerator (achieved/peak FLOP/s per chip), so "per GPU" is accepted.
+    m = _PER_CHIP_SUFFIX_RE.search(rest)
+    if m:
+        rest = rest[:m.start()]
+        if not rest:
+            return _ONE
+    exp = 0
+    m = _WORD_SCALE_RE.match(rest)
+    if m:
+        exp, rest = _COUNT_SCALE[m.group("s").lower()], rest[m.end():]
+        if not rest:
+            return (exp, 1, 1)
+    # "TFLOPS", "TFLOP/s", "TFLOPs/s", and "150 TFLOPs" (plural FLOPs read as a rate in a rate field).
+    m = _RATE_RE.fullmatch(rest) or _RATE_F_RE.fullmatch(rest)
+    if m:
+        p = m.group("p")
+        return (exp + (_SI_PREFIX[p.lower()] if p else 0), 1, 1)
+    raise _Reject(f"unknown unit {rest!r}")
+
+
+def _unit_tokens_rate(rest: str) -> _Scale:
+    exp, rest = _count_scale(rest, _COUNT_SCALE_RE)
+    if not rest:
+        return (exp, 1, 1)
+    m = _TOKENS_RATE_RE.fullmatch(rest)
+    if m:
+        return (exp, 1, _PER_TIME_DEN[m.group("t").lower()])
+    if _PER_DEVICE_RE.search(rest):
+        raise _Reject("this is a per-accelerator rate; the field is whole-cluster throughput, "
+                      "so multiply by the number of chips", specific=True)
+    raise _Reject(f"unknown unit {rest!r}")
+
+
+def _unit_bytes(rest: str) -> _Scale:
+    if not rest:
+        return _ONE
+    m = _MEMORY_SUFFIX_RE.search(rest)
+    if m and m.start() > 0:
+        rest = rest[:m.start()]
+    m = _BYTES_RE.fullmatch(rest)
+    # "Gb", "Mib", "b" are bits by convention (lowercase b); memory is given in bytes.
+    if m and rest[-1] == "b" and (not m.group("p") or m.group("p").isupper()):
+        raise _Reject("a lowercase 'b' means bits; memory is given in bytes (GB, GiB)", specific=True)
+    if m:
+        p = m.group("p")
+        if not p:
+            return _ONE
+        power = _BYTE_PREFIX_POWER[p.lower()]
+        if m.group("i"):
+            return (0, 1024 ** power, 1)
+        return (3 * power, 1, 1)
+    m = _BYTES_WORD_RE.fullmatch(rest)
+    if m:
+        p = m.group("p")
+        if not p:
+            return _ONE
+        dec, binary = _BYTE_WORD_PREFIX[p.lower()]
+        return (dec, 1024 ** binary, 1)
+    if _BITS_RE.fullmatch(rest):
+        raise _Reject("bits are not bytes; give memory in bytes (GB, GiB)", specific=True)
+    raise _Reject(f"unknown unit {rest!r}")
+
+
+def _unit_fraction(rest: str) -> _Scale:
+    if not rest:
+        return _ONE
+    if _PERCENT_RE.fullmatch(rest):
+        return (-2, 1, 1)
+    raise _Reject(f"unknown unit {rest!r}")
+
+
+def _unit_days(rest: str) -> _Scale:
+    toks = _tokens(rest)
+    if not toks:
+        return _ONE
+    lowered = [t.lower() for t in toks]
+    if lowered[-1] == "m":
+        raise _Reject("'m' is ambiguous (months or minutes?); write months or min", specific=True)
+    if lowered[-1] in _DAYS_UNITS:
+        desc = lowered[:-1]
+        if all(d in _DAYS_QUALIFIERS for d in desc):
+            return (0, *_DAYS_UNITS[lowered[-1]])
+        if len(desc) <= 3 and all(_WORD_TOKEN_RE.fullmatch(t) for t in toks[:-1]):
+            raise _Reject(f"{rest.strip()!r} is accelerator time, not a wall-clock duration; "
+                          "give the training duration in days", specific=True)
+    raise _Reject(f"unknown unit {rest.strip()!r}")
+
+
+def _unit_hours(rest: str) -> _Scale:
+    exp, rest = _count_scale(rest, _HOURS_SCALE_RE)
+    toks = _tokens(rest)
+    if not toks:
+        return (exp, 1, 1)
+    lowered = [t.lower() for t in toks]
+    for t in lowered:
+        if t in _BAD_HOUR_WORDS:
+            raise _Reject(_BAD_HOUR_WORDS[t], specific=True)
+    # Any accelerator name may qualify the hours: GPU-hours, TPU-hours, chip-hours, A100-hours, H100 GPU hours.
+    if lowered[-1] in _HOURS_UNITS and len(toks) <= 4 and all(_WORD_TOKEN_RE.fullmatch(t) for t in toks[:-1]):
+        num, den = _HOURS_UNITS[lowered[-1]]
+        return (exp, num, den)
+    raise _Reject(f"unknown unit {rest.strip()!r}")
+
+
+_UNIT_READERS: dict[str, Callable[[str], _Scale]] = {
+    "count": _unit_count,
+    "flop": _unit_flop,
+    "days": _unit_days,
+    "hours": _unit_hours,
+    "fraction": _unit_fraction,
+    "tokens_rate": _unit_tokens_rate,
+    "flops_rate": _unit_flops_rate,
+    "bytes": _unit_bytes,
+}
+
+
+# --------------------------------------------------------------------------------------------------------
+# Public parsing API.
+
+def _check_kind(kind: str) -> None:
+    if kind == "text":
+        raise ValueError("kind 'text' is not numeric; units.parse_value/parse_series only read numeric kinds")
+    if kind not in _UNIT_READERS:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(k for k in KINDS if k != 'text')}")
+
+
+def _shown(text: str) -> str:
+    """The cell as quoted in a message; long cells are cut so a message stays one short line."""
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
+def _error(text: str, kind: str, reason: str) -> UnitError:
+    message = f"cannot read {_shown(text)} as {_DESCRIPTION[kind]}: {reason} (expected e.g. {_EXAMPLES[kind]})"
+    return UnitError(message, text=text, kind=kind, reason=reason)
+
+
+def _hint(rest: str, kind: str) -> str:
+    """' (looks like a duration)' when the unit belongs to another kind, else ''."""
+    for other in _HINT_ORDER:
+        if other == kind:
+            continue
+        try:
+            _UNIT_READERS[other](rest)
+        except _Reject:
+            continue
+        return f"; it looks like {_LOOKS_LIKE[other]}"
+    return ""
+
+
+def _parse_text(raw: str, kind: str) -> float:
+    text = raw.strip()
+    if not text or text in _NA_STRINGS:
+        return math.nan
+    if len(text) > MAX_TEXT_LEN:
+        raise _error(raw, kind, f"too long ({len(text)} characters; at most {MAX_TEXT_LEN})")
+    s = _SPACES_RE.sub(" ", text).translate(_DASHES)
+    s = _SUPERSCRIPT_RE.sub(lambda m: "^" + m.group(1).translate(_SUPERSCRIPTS), s)
+    if _CURRENCY_RE.search(s):
+        raise _error(raw, kind, "a currency amount is not a quantity here")
+    # Qualifiers at the front ("~", "about", "over", "up to", "> ") and a trailing "+" ("15T+") only say
+    # the value is approximate or a bound; the number written is the value.
+    for _ in range(4):
+        m = _QUALIFIER_RE.match(s)
+        if not m or m.end() == 0:
+            break
+        s = s[m.end():]
+    if s.endswith("+"):
+        s = s[:-1].rstrip()
+
+    m = _NUM_RE.match(s)
+    if not m or (m.group("int") is None and m.group("frac2") is None):
+        raise _error(raw, kind, "no number found")
+    sign = m.group("sign")
+    int_part = m.group("int")
+    frac = m.group("frac") if int_part is not None else m.group("frac2")
+    exp10 = int(m.group("exp") or 0)
+    pos = m.end()
+    base_power: int | None = None
+
+    t = _TIMES_TEN_RE.match(s, pos)
+    if t:  # 3.14 × 10^23
+        exp10 += int(t.group("exp"))
+        pos = t.end()
+    elif int_part is not None and "," not in int_part and frac is None and m.group("exp") is None:
+        p = _POWER_RE.match(s, pos)
+        if p:  # 10^24, 2^30
+            if int_part.lstrip("0") == "10":
+                int_part = "1"  # 10^24 is 1e24
+                exp10 += int(p.group("exp"))
+            else:
+                base_power = int(p.group("exp"))
+            pos = p.end()
+
+    rest = s[pos:].strip()
+    if rest.startswith("+"):  # "15+ trillion tokens"
+        rest = rest[1:].lstrip()
+    if rest and rest[0] in "0123456789.,^*":
+        raise _error(raw, kind, "malformed number")
+    try:
+        unit_exp, num, den = _UNIT_READERS[kind](rest)
+    except _Reject as r:
+        reason = r.reason if r.specific else r.reason + _hint(rest, kind)
+        raise _error(raw, kind, reason) from None
+
+    digits = (int_part or "0").replace(",", "")
+    if base_power is not None:
+        try:
+            value = float(sign + digits) ** base_power * float(f"1e{unit_exp}")
+        except OverflowError:
+            value = math.inf if sign != "-" or base_power % 2 == 0 else -math.inf
+        except ZeroDivisionError:
+            raise _error(raw, kind, "zero raised to a negative power") from None
+    else:
+        mantissa = f"{sign}{digits}.{frac}" if frac else f"{sign}{digits}"
+        # Python's float() reads any exponent: 1e400 -> inf, 1e-400 -> 0.0 (validity is checked elsewhere).
+        value = float(f"{mantissa}e{exp10 + unit_exp}")
+    if num != 1 or den != 1:
+        value = value * num / den
+    return value
+
+
+def parse_value(value: object, kind: str) -> float:
+    """Parse one cell (str, int, float, bool, None) into a float in the canonical unit of `kind`.
+
+    None / '' / whitespace -> nan (missing); so are the strings pandas.read_csv treats as missing by default
+    ("NaN", "N/A", "null", ...). bool -> UnitError (a boolean is not a number). Numbers pass through as
+    float (nan/inf pass through; validity is checked elsewhere). ``kind`` must be a numeric kind of
+    :data:`KINDS`; ``"text"`` or an unknown kind raises a plain ValueError (a programming error).
+
+    >>> parse_value("3640 PF-days", "flop") == 3640 * 1e15 * 86400
+    True
+    """
+    _check_kind(kind)
+    if value is None or value is pd.NA or value is pd.NaT:
+        return math.nan
+    if isinstance(value, (bool, np.bool_)):
+        raise UnitError(f"cannot read {value!r} as {_DESCRIPTION[kind]}: a boolean is not a number",
+                        kind=kind, reason="a boolean is not a number")
+    if isinstance(value, str):
+        return _parse_text(value, kind)
+    if isinstance(value, numbers.Real):
+        try:
+            return float(value)
+        except OverflowError:  # an int beyond the float range
+            return math.inf if value > 0 else -math.inf
+    name = type(value).__name__
+    raise UnitError(f"cannot read a {name} as {_DESCRIPTION[kind]}: not a number or text",
+                    kind=kind, reason=f"unsupported type {name}")
+
+
+def _parse_or_message(value: object, kind: str) -> tuple[float, str | None]:
+    try:
+        return parse_value(value, kind), None
+    except UnitError as e:
+        return math.nan, str(e)
+
+
+def parse_series(values: pd.Series, kind: str) -> tuple[np.ndarray, pd.Series]:
+    """Vectorized :func:`parse_value` over a column.
+
+    Returns ``(float64 array, Series of error message str or None, same index)``. Numeric dtypes pass
+    straight through with no Python loop. For object/string/categorical dtype each DISTINCT value is parsed
+    once (``pd.factorize``) and the results are mapped back by code, never a per-row loop over the whole
+    column. Missing -> nan with error None; a cell that fails -> nan with its message.
+    """
+    _check_kind(kind)
+    if not isinstance(values, pd.Series):
+        values = pd.Series(values)
+    n = len(values)
+    index = values.index
+    dtype = values.dtype
+
+    if pd.api.types.is_bool_dtype(dtype):
+        missing = values.isna().to_numpy(dtype=bool)
+        message = f"cannot read a boolean as {_DESCRIPTION[kind]}: a boolean is not a number"
+        errors = np.where(missing, None, message).astype(object)
+        return np.full(n, np.nan), pd.Series(errors, index=index, dtype=object, name=values.name)
+    if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype):
+        out = values.to_numpy(dtype="float64", na_value=np.nan)
+        return out, pd.Series([None] * n, index=index, dtype=object, name=values.name)
+
+    try:
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    except TypeError:  # unhashable cells (lists, dicts): rare, so parse row by row
+        pairs = [_parse_or_message(v, kind) for v in values.tolist()]
+        out = np.array([p[0] for p in pairs], dtype="float64")
+        return out, pd.Series([p[1] for p in pairs], index=index, dtype=object, name=values.name)
+
+    uniq = list(uniques)
+    parsed_u = np.empty(len(uniq) + 1, dtype="float64")
+    errors_u = np.empty(len(uniq) + 1, dtype=object)
+    for k, u in enumerate(uniq):
+        parsed_u[k], errors_u[k] = _parse_or_message(u, kind)
+    parsed_u[-1] = np.nan  # code -1 (missing) indexes the last slot
+    errors_u[-1] = None
+    out = parsed_u[codes]
+    errors = errors_u[codes]
+
+    # factorize hashes True == 1 and False == 0 into one group, so a boolean may hide behind a number (or
+    # the reverse). Only the 0/1 groups need a look at their rows' types, which keeps this off the hot path.
+    if dtype == object:
+        arr = values.to_numpy(dtype=object)
+        for k, u in enumerate(uniq):
+            if isinstance(u, str) or not isinstance(u, (numbers.Number, np.bool_)) or u not in (0, 1):
+                continue
+            rows = np.flatnonzero(codes == k)
+            is_bool = np.fromiter((isinstance(x, (bool, np.bool_)) for x in arr[rows]), dtype=bool,
+                                  count=len(rows))
+            if is_bool.any():
+                bool_msg = f"cannot read a boolean as {_DESCRIPTION[kind]}: a boolean is not a number"
+                out[rows[is_bool]] = np.nan
+                errors[rows[is_bool]] = bool_msg
+            if not is_bool.all():
+                out[rows[~is_bool]] = float(u)
+                errors[rows[~is_bool]] = None
+    return out, pd.Series(errors, index=index, dtype=object, name=values.name)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Formatting.
+
+def _round_sig(x: float, digits: int) -> float:
+    return float(f"{x:.{digits}g}")
+
+
+def _mantissa(x: float, digits: int) -> str:
+    """``digits`` significant digits without trailing zeros: 175.0 -> '175', 1.40 -> '1.4'."""
+    return f"{x:.{digits}g}"
+
+
+def format_sci(x: float, digits: int = 3) -> str:
+    """Scientific notation with `digits` significant digits, no '+' and no leading zeros in the exponent.
+
+    ``3.14159e23 -> '3.14e23'``, ``1e24 -> '1e24'``, ``1.5e-5 -> '1.5e-5'``, ``0 -> '0'``. The output is
+    readable by :func:`parse_value`.
+    """
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x == 0:
+        return "0"
+    digits = max(1, int(digits))
+    mant, exp = f"{x:.{digits - 1}e}".split("e")
+    if "." in mant:
+        mant = mant.rstrip("0").rstrip(".")
+    return f"{mant}e{int(exp)}"
+
+
+_COUNT_SUFFIXES: tuple[tuple[int, str], ...] = ((3, "K"), (6, "M"), (9, "B"), (12, "T"))
+
+
+def format_count(x: float, digits: int = 3) -> str:
+    """A count as people write it: ``175e9 -> '175B'``, ``1.4e12 -> '1.4T'``, ``65.2e9 -> '65.2B'``.
+
+    Whole numbers below 100,000 keep all digits with thousands separators (``2048 -> '2,048'``); other
+    values below 1e5 get `digits` significant digits. From 1e15 up the result is :func:`format_sci`. Every
+    output is readable back by ``parse_value(..., "count")``.
+    """
+    x = float(x)
+    if not math.isfinite(x):
+        return format_sci(x)
+    ax = abs(x)
+    if ax < 1e5:
+        if x == int(x):
+            return f"{int(x):,}"
+        return _mantissa(x, digits)
+    if ax >= 1e15:
+        return format_sci(x, digits)
+    i = max(j for j, (e, _) in enumerate(_COUNT_SUFFIXES) if ax >= 10.0 ** e)
+    mant = _round_sig(ax / 10.0 ** _COUNT_SUFFIXES[i][0], digits)
+    if mant >= 1000:  # 999.96e9 rounds to 1000B: move up to 1T
+        if i + 1 == len(_COUNT_SUFFIXES):
+            return format_sci(x, digits)
+        i += 1
+        mant = _round_sig(ax / 10.0 ** _COUNT_SUFFIXES[i][0], digits)
+    sign = "-" if x < 0 else ""
+    return f"{sign}{_mantissa(mant, digits)}{_COUNT_SUFFIXES[i][1]}"
+
+
+_SI_FORMAT_PREFIXES: tuple[tuple[int, str], ...] = (
+    (-9, "n"), (-6, "µ"), (-3, "m"), (0, ""), (3, "k"), (6, "M"), (9, "G"), (12, "T"), (15, "P"), (18, "E"),
+    (21, "Z"), (24, "Y"), (27, "R"), (30, "Q"),
+)
+
+
+def format_si(x: float, unit: str = "", digits: int = 3) -> str:
+    """`x` with an SI prefix: ``format_si(3.14e23, "FLOP") -> '314 ZFLOP'``, ``(989e12, "FLOP/s") ->
+    '989 TFLOP/s'``, ``(80e9, "B") -> '80 GB'``; without a unit ``format_si(175e9) -> '175G'``.
+
+    Outside the prefix range (below 1e-9 or from 1e33) the number is given by :func:`format_sci`.
+    """
+    x = float(x)
+    suffix = f" {unit}" if unit else ""
+    if not math.isfinite(x) or x == 0:
+        return format_sci(x) + suffix
+    ax = abs(x)
+    i = max((j for j, (e, _) in enumerate(_SI_FORMAT_PREFIXES) if ax >= 10.0 ** e), default=None)
+    if i is None:
+        return format_sci(x, digits) + suffix
+    mant = _round_sig(ax / 10.0 ** _SI_FORMAT_PREFIXES[i][0], digits)
+    if mant >= 1000:
+        i += 1
+        if i == len(_SI_FORMAT_PREFIXES):
+            return format_sci(x, digits) + suffix
+        mant = _round_sig(ax / 10.0 ** _SI_FORMAT_PREFIXES[i][0], digits)
+    sign = "-" if x < 0 else ""
+    prefix = _SI_FORMAT_PREFIXES[i][1]
+    if unit:
+        return f"{sign}{_mantissa(mant, digits)} {prefix}{unit}"
+    return f"{sign}{_mantissa(mant, digits)}{prefix}"

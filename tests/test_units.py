@@ -1,0 +1,493 @@
+"""Tests for audit.units: reading report values ("175B", "3640 PF-days", "46.2%") into canonical floats."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from audit.units import (
+    KINDS,
+    MAX_TEXT_LEN,
+    UnitError,
+    format_count,
+    format_sci,
+    format_si,
+    parse_series,
+    parse_value,
+)
+
+PF_DAY = 1e15 * 86400  # one petaflop/s-day in FLOP
+JULIAN_YEAR_DAYS = 365.25
+
+# --------------------------------------------------------------------------------------------------------
+# Accepted values: (text, kind, expected float written with hand arithmetic).
+
+NUMBERS = [
+    ("3.14e23", "count", 3.14e23),
+    ("3.14E+23", "count", 3.14e23),
+    ("1,022,362", "count", 1022362),
+    ("3.14×10^23", "count", 3.14e23),
+    ("3.14 x 10^23", "count", 3.14e23),
+    ("3.14 X 10^23", "count", 3.14e23),
+    ("3.14*10**23", "count", 3.14e23),
+    ("3.14·10^23", "count", 3.14e23),
+    ("10^24", "count", 1e24),
+    ("10**24", "count", 1e24),
+    ("3.14×10²³", "count", 3.14e23),
+    ("1×10⁻³", "fraction", 1e-3),
+    ("~175B", "count", 175e9),
+    ("≈ 3.14e23", "flop", 3.14e23),
+    ("about 175B", "count", 175e9),
+    ("approx. 70B", "count", 70e9),
+    ("approximately 70B", "count", 70e9),
+    ("over 2 trillion tokens", "count", 2e12),
+    ("up to 1.2M", "count", 1.2e6),
+    (">1T", "count", 1e12),
+    ("< 5", "count", 5),
+    ("15T+", "count", 15e12),
+    ("  42  ", "count", 42),
+    ("\u00a042\u2009", "count", 42),
+    ("+7", "count", 7),
+    ("-7", "count", -7),  # sign passes through; validity is checked elsewhere
+    (".5", "fraction", 0.5),
+    ("5.", "count", 5),
+    ("1,000.5", "count", 1000.5),
+    ("2^30", "bytes", 2**30),
+    ("0", "count", 0),
+]
+
+COUNTS = [
+    ("175B", "count", 175e9),
+    ("175b", "count", 175e9),
+    ("175 bn", "count", 175e9),
+    ("1.4T tokens", "count", 1.4e12),
+    ("1.4 T tokens", "count", 1.4e12),
+    ("70B parameters", "count", 70e9),
+    ("65.2B params", "count", 65.2e9),
+    ("7b param", "count", 7e9),
+    ("125m", "count", 125e6),
+    ("125M", "count", 125e6),
+    ("300k", "count", 300e3),
+    ("300K", "count", 300e3),
+    ("2048 GPUs", "count", 2048),
+    ("1 GPU", "count", 1),
+    ("6,144 chips", "count", 6144),
+    ("6,144 TPU v4 chips", "count", 6144),
+    ("2048 A100 GPUs", "count", 2048),
+    ("1024 accelerators", "count", 1024),
+    ("512 devices", "count", 512),
+    ("256 TPUs", "count", 256),
+    ("1.2 million", "count", 1.2e6),
+    ("5 thousand", "count", 5e3),
+    ("3 billion tokens", "count", 3e9),
+    ("2 trillion tokens", "count", 2e12),
+    ("1.4T training tokens", "count", 1.4e12),
+    ("300B token", "count", 300e9),
+]
+
+FLOPS = [
+    ("3.14e23", "flop", 3.14e23),
+    ("3.14e23 FLOP", "flop", 3.14e23),
+    ("3.14e23 FLOPs", "flop", 3.14e23),
+    ("3.14e23 flops", "flop", 3.14e23),
+    ("314 ZFLOP", "flop", 314 * 1e21),
+    ("2 EFLOP", "flop", 2 * 1e18),
+    ("5 PFLOP", "flop", 5 * 1e15),
+    ("5 TFLOP", "flop", 5 * 1e12),
+    ("5 GFLOP", "flop", 5 * 1e9),
+    ("3640 PF-days", "flop", 3640 * 1e15 * 86400),
+    ("1 PF-day", "flop", 1e15 * 86400),
+    ("3640 petaflop/s-days", "flop", 3640 * PF_DAY),
+    ("3640 pfs-days", "flop", 3640 * PF_DAY),
+    ("3640 PFLOP/s-days", "flop", 3640 * PF_DAY),
+    ("3640 petaflop-days", "flop", 3640 * PF_DAY),
+    ("3640 petaflop/s-day", "flop", 3640 * PF_DAY),
+    ("3640 PF‑days", "flop", 3640 * PF_DAY),  # non-breaking hyphen, as pasted from PDFs
+    ("2 yottaflop", "flop", 2 * 1e24),
+    ("314 zettaflops", "flop", 314 * 1e21),
+    ("314 zettaflop", "flop", 314 * 1e21),
+    ("2.1 × 10²⁴ FLOPs", "flop", 2.1e24),
+    ("3 billion PFLOP", "flop", 3e9 * 1e15),
+]
+
+DAYS = [
+    ("21", "days", 21),
+    ("21 days", "days", 21),
+    ("21 d", "days", 21),
+    ("1 day", "days", 1),
+    ("3.5 months", "days", 3.5 * 365.25 / 12),
+    ("2 weeks", "days", 2 * 7),
+    ("920 hours", "days", 920 / 24),
+    ("920 h", "days", 920 / 24),
+    ("920 hrs", "days", 920 / 24),
+    ("1.5 years", "days", 1.5 * 365.25),
+    ("90 minutes", "days", 90 / (24 * 60)),
+    ("21 wall-clock days", "days", 21),
+]
+
+HOURS = [
+    ("1,022,362", "hours", 1022362),
+    ("2.788M GPU-hours", "hours", 2.788e6),
+    ("1,022,362 GPU hours", "hours", 1022362),
+    ("30.84M H100-hours", "hours", 30.84e6),
+    ("3.3M GPU hours", "hours", 3.3e6),
+    ("100 TPU-hours", "hours", 100),
+    ("100 chip-hours", "hours", 100),
+    ("100 A100-hours", "hours", 100),
+    ("100 H100 GPU hours", "hours", 100),
+    ("100 GPU-hrs", "hours", 100),
+    ("100 hours", "hours", 100),
+    ("10 GPU-days", "hours", 10 * 24),
+    ("10 chip-days", "hours", 10 * 24),
+    ("2 GPU-years", "hours", 2 * 365.25 * 24),
+    ("5k GPU-hours", "hours", 5e3),
+    ("5K GPU-hours", "hours", 5e3),
+    ("1.2 million GPU hours", "hours", 1.2e6),
+]
+
+FRACTIONS = [
+    ("0.462", "fraction", 0.462),
+    ("46.2", "fraction", 46.2),  # no guessing: validation flags a fraction above 1
+    ("46.2%", "fraction", 0.462),
+    ("46.2 %", "fraction", 0.462),
+    ("46.2 percent", "fraction", 0.462),
+]
+
+TOKEN_RATES = [
+    ("380", "tokens_rate", 380),
+    ("380 tokens/s", "tokens_rate", 380),
+    ("380 tok/s", "tokens_rate", 380),
+    ("1.2M tokens/sec", "tokens_rate", 1.2e6),
+    ("3.1e6 tokens per second", "tokens_rate", 3.1e6),
+    ("60 tokens/min", "tokens_rate", 60 / 60),
+]
+
+FLOP_RATES = [
+    ("312e12", "flops_rate", 312e12),
+    ("989 TFLOP/s", "flops_rate", 989e12),
+    ("989 TFLOPS", "flops_rate", 989e12),
+    ("989 TFLOPs/s", "flops_rate", 989e12),
+    ("1.979 PFLOPS", "flops_rate", 1.979e15),
+    ("150 TFLOPs", "flops_rate", 150e12),
+    ("1.3 PF/s", "flops_rate", 1.3e15),
+    ("989 TFLOP/s per GPU", "flops_rate", 989e12),  # the flops_rate fields are per accelerator
+    ("400 TFLOPS/GPU", "flops_rate", 400e12),
+]
+
+BYTES = [
+    ("80GB", "bytes", 80e9),
+    ("80 GiB", "bytes", 80 * 2**30),
+    ("1.1 TB", "bytes", 1.1e12),
+    ("141 GB", "bytes", 141e9),
+    ("80 gb", "bytes", 80e9),
+    ("16 KiB", "bytes", 16 * 1024),
+    ("80 GB HBM3", "bytes", 80e9),
+    ("512 bytes", "bytes", 512),
+    ("2 gigabytes", "bytes", 2e9),
+    ("2 gibibytes", "bytes", 2 * 2**30),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "expected"),
+    NUMBERS + COUNTS + FLOPS + DAYS + HOURS + FRACTIONS + TOKEN_RATES + FLOP_RATES + BYTES,
+)
+def test_parse_value_accepts(text: str, kind: str, expected: float) -> None:
+    assert parse_value(text, kind) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize(("text", "expected"), [("3.14e23", 3.14e23), ("65.2B", 65.2e9), ("3.14×10^23", 3.14e23)])
+def test_powers_of_ten_are_exact(text: str, expected: float) -> None:
+    # The decimal exponent is folded into the number's text, so there is no rounding from a multiplication.
+    assert parse_value(text, "count") == expected
+
+
+# --------------------------------------------------------------------------------------------------------
+# Non-string cells.
+
+@pytest.mark.parametrize("value", [None, "", "   ", "\t\n", "NaN", "nan", "N/A", "null", pd.NA])
+def test_missing_is_nan(value: object) -> None:
+    assert math.isnan(parse_value(value, "count"))
+
+
+@pytest.mark.parametrize(("value", "expected"), [(3, 3.0), (3.5, 3.5), (np.int64(7), 7.0), (np.float32(0.5), 0.5),
+                                                 (10**400, math.inf), (-(10**400), -math.inf)])
+def test_numbers_pass_through(value: object, expected: float) -> None:
+    out = parse_value(value, "count")
+    assert isinstance(out, float)
+    assert out == expected
+
+
+@pytest.mark.parametrize("value", [math.inf, -math.inf, float("nan")])
+def test_non_finite_numbers_pass_through(value: float) -> None:
+    out = parse_value(value, "flop")
+    assert (math.isnan(out) and math.isnan(value)) or out == value
+
+
+@pytest.mark.parametrize("value", [True, False, np.bool_(True)])
+def test_boolean_is_an_error(value: object) -> None:
+    with pytest.raises(UnitError, match="boolean"):
+        parse_value(value, "count")
+
+
+def test_unsupported_type_is_an_error() -> None:
+    with pytest.raises(UnitError):
+        parse_value([1, 2], "count")
+
+
+def test_overflowing_text_is_inf_not_an_error() -> None:
+    assert parse_value("1e400", "flop") == math.inf
+    assert parse_value("-1e400", "count") == -math.inf
+    assert parse_value("1e-400", "count") == 0.0
+
+
+# --------------------------------------------------------------------------------------------------------
+# Rejected values: (text, kind, substring the message must contain besides the text).
+
+REJECTS = [
+    ("5 apples", "count", "apples"),
+    ("abc", "count", "no number"),
+    ("21 days", "count", "duration"),
+    ("175B", "days", "count"),
+    ("1.2.3", "count", "malformed"),
+    ("1,0223", "count", "malformed"),
+    ("46.2%", "flop", "percentage"),
+    ("5G", "count", "ambiguous"),
+    ("5 G tokens", "count", "ambiguous"),
+    ("5000 node-hours", "hours", "node"),
+    ("5000 node hours", "hours", "node"),
+    ("1T words", "count", "words are not tokens"),
+    ("1T tokens", "tokens_rate", "token"),
+    ("380 tokens/s/GPU", "tokens_rate", "multiply by the number of chips"),
+    ("380 tokens/s per GPU", "tokens_rate", "multiply by the number of chips"),
+    ("5 T", "flop", "TFLOP"),
+    ("5 PF", "flop", "ambiguous"),
+    ("3e23 FLOP/s", "flop", "rate"),
+    ("3640 PF-days", "flops_rate", "total compute"),
+    ("2.788M GPU-hours", "count", "accelerator-hours"),
+    ("920 GPU-hours", "days", "not a wall-clock duration"),
+    ("90 m", "days", "ambiguous"),
+    ("80 Gb", "bytes", "bits"),
+    ("80 gigabits", "bytes", "bits"),
+    ("100 TPU core-hours", "hours", "core"),
+    ("100 wall-clock hours", "hours", "wall-clock"),
+    ("$5M", "count", "currency"),
+    ("inf", "count", "no number"),
+    ("3,14", "count", "malformed"),
+    ("1.5 apples", "fraction", "apples"),
+    ("12 parsecs", "days", "parsecs"),
+    ("80 GB", "count", "memory size"),
+]
+
+
+@pytest.mark.parametrize(("text", "kind", "needle"), REJECTS)
+def test_parse_value_rejects(text: str, kind: str, needle: str) -> None:
+    with pytest.raises(UnitError) as info:
+        parse_value(text, kind)
+    message = str(info.value)
+    assert repr(text) in message  # names the text
+    assert "expected e.g." in message  # and what the field accepts
+    assert needle.lower() in message.lower()
+    assert info.value.text == text and info.value.kind == kind
+
+
+def test_unit_error_is_a_value_error() -> None:
+    assert issubclass(UnitError, ValueError)
+
+
+def test_too_long_string_is_rejected() -> None:
+    text = "1" * (MAX_TEXT_LEN + 1)
+    with pytest.raises(UnitError, match="too long"):
+        parse_value(text, "count")
+
+
+@pytest.mark.parametrize("text", [
+    "9" * 10_000,
+    "1" + " " * 5_000 + "x" * 5_000,
+    "1e" + "9" * 9_998,
+    ("1,000" * 2_000),
+    ("GPU-" * 2_500),
+    "~" * 10_000,
+])
+def test_hostile_long_strings_complete(text: str) -> None:
+    # No timing assert: this only has to return or raise promptly (no catastrophic backtracking).
+    with pytest.raises(UnitError, match="too long"):
+        parse_value(text, "hours")
+
+
+def test_long_whitespace_is_missing() -> None:
+    assert math.isnan(parse_value(" " * 10_000, "count"))
+
+
+@pytest.mark.parametrize("text", ["1" * 150, "~" * 5 + "1" * 100, "1 " + "GPU " * 40 + "hours", "1e" + "9" * 190])
+def test_long_but_allowed_strings_complete(text: str) -> None:
+    try:
+        parse_value(text, "hours")
+    except UnitError:
+        pass
+
+
+@pytest.mark.parametrize("kind", ["text", "furlongs", ""])
+def test_bad_kind_is_a_programming_error(kind: str) -> None:
+    with pytest.raises(ValueError) as info:
+        parse_value("5", kind)
+    assert type(info.value) is ValueError  # not a UnitError: the caller is wrong, not the data
+    with pytest.raises(ValueError):
+        parse_series(pd.Series(["5"]), kind)
+
+
+def test_kinds_tuple() -> None:
+    assert KINDS == ("count", "flop", "days", "hours", "fraction", "tokens_rate", "flops_rate", "bytes", "text")
+
+
+# --------------------------------------------------------------------------------------------------------
+# parse_series
+
+def test_parse_series_mixed_object_column() -> None:
+    index = pd.Index([10, 11, 12, 13, 14, 15, 16, 17, 18], name="row")
+    s = pd.Series([175e9, "70B", None, np.nan, "5 apples", 2048, "1.4T tokens", "70B", "  "],
+                  index=index, dtype=object)
+    values, errors = parse_series(s, "count")
+    assert isinstance(values, np.ndarray) and values.dtype == np.float64
+    assert isinstance(errors, pd.Series)
+    assert errors.index.equals(index)
+    expected = [175e9, 70e9, np.nan, np.nan, np.nan, 2048, 1.4e12, 70e9, np.nan]
+    np.testing.assert_allclose(values, expected, rtol=1e-12, equal_nan=True)
+    assert errors.loc[14] is not None and "5 apples" in errors.loc[14]
+    assert errors.drop(14).isna().all()
+
+
+def test_parse_series_numeric_passthrough() -> None:
+    s = pd.Series([1.0, np.nan, 3e23], index=["a", "b", "c"])
+    values, errors = parse_series(s, "flop")
+    np.testing.assert_array_equal(values, [1.0, np.nan, 3e23])
+    assert errors.index.equals(s.index)
+    assert errors.isna().all()
+
+
+def test_parse_series_nullable_int() -> None:
+    s = pd.Series([1, None, 3], dtype="Int64")
+    values, errors = parse_series(s, "count")
+    np.testing.assert_array_equal(values, [1.0, np.nan, 3.0])
+    assert errors.isna().all()
+
+
+def test_parse_series_string_and_categorical_dtypes() -> None:
+    for dtype in ("string", "category"):
+        s = pd.Series(["46.2%", None, "0.5", "46.2%", "bad"], dtype=dtype)
+        values, errors = parse_series(s, "fraction")
+        np.testing.assert_allclose(values, [0.462, np.nan, 0.5, 0.462, np.nan], equal_nan=True)
+        assert [e is None for e in errors] == [True, True, True, True, False]
+
+
+def test_parse_series_bool_dtype_is_all_errors() -> None:
+    s = pd.Series([True, False])
+    values, errors = parse_series(s, "count")
+    assert np.isnan(values).all()
+    assert errors.notna().all() and "boolean" in errors[0]
+
+
+def test_parse_series_booleans_among_numbers() -> None:
+    # pd.factorize hashes True == 1; a boolean must still be an error and the 1 still a number.
+    s = pd.Series([1, True, 1.0, False, 0, "1"], dtype=object)
+    values, errors = parse_series(s, "count")
+    np.testing.assert_array_equal(values, [1.0, np.nan, 1.0, np.nan, 0.0, 1.0])
+    assert [e is None for e in errors] == [True, False, True, False, True, True]
+
+
+def test_parse_series_parses_each_distinct_value_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import audit.units as units
+
+    calls: list[str] = []
+    real = units._parse_text
+
+    def counting(raw: str, kind: str) -> float:
+        calls.append(raw)
+        return real(raw, kind)
+
+    monkeypatch.setattr(units, "_parse_text", counting)
+    s = pd.Series(["175B", "70B", "175B", None] * 1000, dtype=object)
+    values, errors = parse_series(s, "count")
+    assert sorted(calls) == ["175B", "70B"]
+    assert values[0] == 175e9 and values[1] == 70e9 and np.isnan(values[3])
+    assert len(values) == 4000 and errors.isna().all()
+
+
+def test_parse_series_accepts_a_list() -> None:
+    values, errors = parse_series(["1K", 2], "count")  # type: ignore[arg-type]
+    np.testing.assert_array_equal(values, [1000.0, 2.0])
+
+
+def test_parse_series_empty() -> None:
+    values, errors = parse_series(pd.Series([], dtype=object), "count")
+    assert len(values) == 0 and len(errors) == 0
+
+
+# --------------------------------------------------------------------------------------------------------
+# Formatting
+
+@pytest.mark.parametrize(("x", "expected"), [
+    (175e9, "175B"),
+    (1.4e12, "1.4T"),
+    (65.2e9, "65.2B"),
+    (2048, "2,048"),
+    (99_999, "99,999"),
+    (100_000, "100K"),
+    (2.788e6, "2.79M"),
+    (999.96e9, "1T"),
+    (0.5, "0.5"),
+    (-175e9, "-175B"),
+    (3.14e23, "3.14e23"),
+    (float("nan"), "nan"),
+])
+def test_format_count(x: float, expected: str) -> None:
+    assert format_count(x) == expected
+
+
+@pytest.mark.parametrize("x", [175e9, 1.4e12, 65.2e9, 2048, 100_000, 7e9, 1.5e15])
+def test_format_count_round_trips(x: float) -> None:
+    assert parse_value(format_count(x), "count") == pytest.approx(x, rel=5e-3)
+
+
+@pytest.mark.parametrize(("x", "digits", "expected"), [
+    (3.14e23, 3, "3.14e23"),
+    (3.14159e23, 3, "3.14e23"),
+    (1e24, 3, "1e24"),
+    (3.1e23, 3, "3.1e23"),
+    (1.5e-5, 3, "1.5e-5"),
+    (5, 3, "5e0"),
+    (3.14159e23, 1, "3e23"),
+    (3.14159e23, 5, "3.1416e23"),
+    (-2.5e10, 3, "-2.5e10"),
+    (0, 3, "0"),
+    (math.inf, 3, "inf"),
+])
+def test_format_sci(x: float, digits: int, expected: str) -> None:
+    assert format_sci(x, digits) == expected
+
+
+@pytest.mark.parametrize("x", [3.14e23, 1e24, 1.5e-5, 5.0, 8.64e19])
+def test_format_sci_round_trips(x: float) -> None:
+    assert parse_value(format_sci(x), "flop") == pytest.approx(x, rel=5e-3)
+
+
+@pytest.mark.parametrize(("x", "unit", "expected"), [
+    (3.14e23, "FLOP", "314 ZFLOP"),
+    (989e12, "FLOP/s", "989 TFLOP/s"),
+    (80e9, "B", "80 GB"),
+    (175e9, "", "175G"),
+    (5, "h", "5 h"),
+    (999.96e12, "FLOP/s", "1 PFLOP/s"),
+    (1e40, "FLOP", "1e40 FLOP"),
+])
+def test_format_si(x: float, unit: str, expected: str) -> None:
+    assert format_si(x, unit) == expected
+
+
+@pytest.mark.parametrize(("x", "unit", "kind"), [(3.14e23, "FLOP", "flop"), (989e12, "FLOP/s", "flops_rate"),
+                                                 (80e9, "B", "bytes")])
+def test_format_si_round_trips(x: float, unit: str, kind: str) -> None:
+    assert parse_value(format_si(x, unit), kind) == pytest.approx(x, rel=5e-3)
