@@ -548,10 +548,16 @@ def _precision_of(text: str | None) -> str | None:
     return None
 
 
+#: How the bundled corpus is named in reports (not its install path, so reports are the same on every machine).
+BUNDLED_NAME = "corpus.csv (bundled)"
+
+
 def load(paths: Sequence[str], stdin: io.BufferedReader | None = None) -> Claims:
     """Read and normalize input paths (no paths: the bundled corpus)."""
     if not paths:
-        paths = [str(bundled_corpus_path())]
+        raw = read_paths([str(bundled_corpus_path())])
+        raw.frame["_file"] = BUNDLED_NAME
+        return normalize(raw)
     return normalize(read_paths(paths, stdin))
 
 

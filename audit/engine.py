@@ -239,8 +239,7 @@ def _apply_relations(q: pd.DataFrame, source: pd.DataFrame, how: pd.DataFrame,
             if derive.any():
                 rows = np.flatnonzero(derive)
                 t = target[rows]
-                partial = (logs[rows] * exps).sum(axis=1)  # unknown term contributes 0
-                solved = np.exp((log_k - partial) / exps[t])
+                solved = _solve_linear(values[rows], exps, t, rule.relation.constant)
                 ok = np.isfinite(solved) & (solved > 0)
                 for j, col in enumerate(cols):
                     sel = rows[(t == j) & ok]
@@ -266,6 +265,20 @@ def _apply_relations(q: pd.DataFrame, source: pd.DataFrame, how: pd.DataFrame,
     return frames
 
 
+def _solve_linear(values: np.ndarray, exps: np.ndarray, target: np.ndarray, constant: float) -> np.ndarray:
+    """Solve each row's relation for its ``target`` term: x_t = k^(1/e_t) · Π_{i≠t} x_i^(-e_i/e_t).
+
+    Computed with products (not exp/log) so that a copied or simple value stays exact to the last bit.
+    """
+    e_t = exps[target][:, None]
+    powers = -exps[None, :] / e_t
+    cols = np.arange(values.shape[1])[None, :]
+    powers = np.where(cols == target[:, None], 0.0, powers)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        terms = np.where(powers == 0, 1.0, np.power(np.where(powers == 0, 1.0, values), powers))
+        return constant ** (1.0 / e_t[:, 0]) * np.prod(terms, axis=1)
+
+
 def _propagate_n_eff(q: pd.DataFrame, source: pd.DataFrame, how: pd.DataFrame, rows: np.ndarray, code: str) -> None:
     """A solved N fills ``params`` (there was neither a total nor an active count)."""
     q.loc[rows, "params"] = q.loc[rows, "n_eff"]
@@ -282,10 +295,9 @@ def _check_relation(rule: type[RelationRule], rows: np.ndarray, q: pd.DataFrame,
     pick = np.where(claimed_mask.any(axis=1), np.argmax(claimed_mask, axis=1), 0)
     subject_names = np.array(rule.subjects, dtype=object)[pick]
     subject_idx = np.array([cols.index(s) for s in rule.subjects])[pick]
-    total = (logs * exps).sum(axis=1)
-    own = logs[np.arange(len(rows)), subject_idx] * exps[subject_idx]
-    expected = np.exp((log_k - (total - own)) / exps[subject_idx])
-    claimed = np.exp(logs[np.arange(len(rows)), subject_idx])
+    values = q.loc[rows, cols].to_numpy(dtype=float)
+    expected = _solve_linear(values, exps, subject_idx, rule.relation.constant)
+    claimed = values[np.arange(len(rows)), subject_idx]
     ok_tol, warn_tol = config.tolerances[rule.code]
     severity = severity_of_ratio(claimed / expected, ok_tol, warn_tol)
     frame = _findings_frame(rows, rule.code, severity, "", claimed, expected)

@@ -109,8 +109,9 @@ _LOOKS_LIKE: dict[str, str] = {
 
 # Order in which other kinds are tried for the hint. Count first: it accepts a bare multiplier (``175B``),
 # which the hours and rate readers also accept but which reads first as a count. A duration before
-# accelerator-hours, so ``21 days`` is named a duration.
-_HINT_ORDER: tuple[str, ...] = ("count", "days", "hours", "flop", "flops_rate", "tokens_rate", "fraction", "bytes")
+# accelerator-hours, so ``21 days`` is named a duration; FLOP before hours, whose "any word" descriptor
+# would otherwise claim ``PF-days``.
+_HINT_ORDER: tuple[str, ...] = ("count", "flop", "days", "hours", "flops_rate", "tokens_rate", "fraction", "bytes")
 
 # Strings that mean "missing". They mirror pandas.read_csv's default ``na_values`` so that the same table
 # parses the same whether it arrives as CSV (where pandas already turned these into NaN) or as JSON/YAML.
@@ -262,6 +263,7 @@ for _names, _ratio in (
 ):
     for _n in _names:
         _HOURS_UNITS[_n] = _ratio
+del _names, _ratio, _n
 
 # Words that may end a count ("70B parameters", "2,048 GPUs"). Words of text are not tokens.
 _COUNT_UNITS = frozenset({
@@ -446,6 +448,9 @@ def _unit_hours(rest: str) -> _Scale:
     if not toks:
         return (exp, 1, 1)
     lowered = [t.lower() for t in toks]
+    m = _RATE_TIME_RE.fullmatch(rest.strip())
+    if m and (m.group("p") or m.group("f").lower() != "f"):
+        raise _Reject(f"{rest.strip()!r} is an amount of compute (FLOP), not accelerator-hours", specific=True)
     for t in lowered:
         if t in _BAD_HOUR_WORDS:
             raise _Reject(_BAD_HOUR_WORDS[t], specific=True)
@@ -631,7 +636,7 @@ def parse_series(values: pd.Series, kind: str) -> tuple[np.ndarray, pd.Series]:
         return np.full(n, np.nan), pd.Series(errors, index=index, dtype=object, name=values.name)
     if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype):
         out = values.to_numpy(dtype="float64", na_value=np.nan)
-        return out, pd.Series([None] * n, index=index, dtype=object, name=values.name)
+        return out, pd.Series(np.full(n, None, dtype=object), index=index, dtype=object, name=values.name)
 
     try:
         codes, uniques = pd.factorize(values, use_na_sentinel=True)
@@ -651,8 +656,9 @@ def parse_series(values: pd.Series, kind: str) -> tuple[np.ndarray, pd.Series]:
     errors = errors_u[codes]
 
     # factorize hashes True == 1 and False == 0 into one group, so a boolean may hide behind a number (or
-    # the reverse). Only the 0/1 groups need a look at their rows' types, which keeps this off the hot path.
-    if dtype == object:
+    # the reverse). Only columns that can hold booleans (a C-level type scan says so) and only their 0/1
+    # groups need a look at the rows' types, which keeps this off the hot path.
+    if dtype == object and pd.api.types.infer_dtype(values, skipna=True) in ("boolean", "mixed", "mixed-integer"):
         arr = values.to_numpy(dtype=object)
         for k, u in enumerate(uniq):
             if isinstance(u, str) or not isinstance(u, (numbers.Number, np.bool_)) or u not in (0, 1):

@@ -491,3 +491,8 @@ def test_format_si(x: float, unit: str, expected: str) -> None:
                                                  (80e9, "B", "bytes")])
 def test_format_si_round_trips(x: float, unit: str, kind: str) -> None:
     assert parse_value(format_si(x, unit), kind) == pytest.approx(x, rel=5e-3)
+
+
+def test_pf_days_are_not_accelerator_hours() -> None:
+    with pytest.raises(UnitError, match="compute"):
+        parse_value("3640 PF-days", "hours")

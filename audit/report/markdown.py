@@ -1,0 +1,46 @@
+"""Markdown output, for a pull-request comment or an issue."""
+
+from __future__ import annotations
+
+from audit.api import summary
+from audit.engine import AuditResult
+from audit.findings import findings_by_row
+
+_ICON = {"pass": "✅", "warn": "⚠️", "fail": "❌", "invalid": "⛔"}
+
+
+def _cell(text: object) -> str:
+    """Text safe inside a Markdown table cell: no pipes, no newlines, no raw HTML."""
+    s = "" if text is None else str(text)
+    return (s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
+            .replace(">", "&gt;"))
+
+
+def render(result: AuditResult, title: str = "train-audit report", limit: int = 200) -> str:
+    """The audit as Markdown: a summary line, a table of claims and the findings that matter."""
+    s = summary(result)
+    lines = [f"## {_cell(title)}", ""]
+    lines.append(" · ".join(f"{_ICON[k]} {v} {k}" for k, v in s["status"].items()) + f" — {s['claims']} claims")
+    lines += ["", "| status | id | name | findings |", "|---|---|---|---|"]
+    grouped = findings_by_row(result)
+    info = result.claims.info
+    order = sorted(range(len(result)), key=lambda r: ({"invalid": 0, "fail": 1, "warn": 2, "pass": 3}[
+        result.status.iat[r]], r))
+    for row in order[:limit]:
+        bad = [f for f in grouped.get(row, []) if f.severity in ("warning", "error")]
+        codes = ", ".join(sorted({f.rule for f in bad}))
+        lines.append(f"| {_ICON[result.status.iat[row]]} {result.status.iat[row]} | `{_cell(info.at[row, 'id'])}` | "
+                     f"{_cell(info.at[row, 'name'])} | {codes} |")
+    if len(result) > limit:
+        lines.append(f"\n{len(result) - limit} more claims not listed; use `--format csv` for all of them.")
+    details = []
+    for row in order[:limit]:
+        bad = [f for f in grouped.get(row, []) if f.severity in ("warning", "error")]
+        if not bad:
+            continue
+        details.append(f"\n**{_cell(info.at[row, 'id'])}**\n")
+        for f in bad:
+            details.append(f"- **{f.severity}** `{f.rule}` {_cell(f.message)}  \n  `{f.formula.replace('`', '')}`")
+    if details:
+        lines += ["", "<details><summary>Findings</summary>", "", *details, "", "</details>"]
+    return "\n".join(lines) + "\n"

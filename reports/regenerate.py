@@ -1,0 +1,56 @@
+"""Regenerate the committed audit of the bundled corpus: ``python reports/regenerate.py``.
+
+``--check`` exits 1 (and says which file) when a committed report differs from what the code now produces;
+the test suite runs it. The timestamp is fixed (SOURCE_DATE_EPOCH) so the same code gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+#: 2026-11-30 00:00 UTC: the date the reports stand for. Bump it when you regenerate for a new corpus.
+REPORT_EPOCH = "1795996800"
+
+HERE = Path(__file__).resolve().parent
+
+OUTPUTS = {
+    "corpus.html": "html",
+    "corpus.md": "markdown",
+    "corpus.json": "json",
+}
+
+
+def render_all() -> dict[str, bytes]:
+    """Every committed report, rendered now."""
+    os.environ["SOURCE_DATE_EPOCH"] = REPORT_EPOCH
+    from audit.api import check
+    from audit.report import html, json_out, markdown
+
+    result = check()
+    title = "Audit of published training runs (train-audit bundled corpus)"
+    return {
+        "corpus.html": html.render(result, title).encode("utf-8"),
+        "corpus.md": markdown.render(result, title).encode("utf-8"),
+        "corpus.json": json_out.render(result).encode("utf-8"),
+    }
+
+
+def main(argv: list[str]) -> int:
+    rendered = render_all()
+    if "--check" in argv:
+        stale = [name for name, data in rendered.items()
+                 if not (HERE / name).exists() or (HERE / name).read_bytes() != data]
+        if stale:
+            print(f"stale reports: {', '.join(stale)}; run: python reports/regenerate.py", file=sys.stderr)
+            return 1
+        return 0
+    for name, data in rendered.items():
+        (HERE / name).write_bytes(data)
+        print(f"wrote reports/{name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
