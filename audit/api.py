@@ -54,7 +54,8 @@ def estimate(quantities: Mapping[str, Any], config: Config | None = None) -> Aud
         values.at[0, "params"] = n
         values.at[0, "tokens"] = d
         split_note = n, d
-    result = audit(claims, config)
+    # The split used C = 6ND to find N and D: C001 must not then "check" the compute against them.
+    result = audit(claims, config, used={"C001": np.array([split_note is not None])})
     if split_note is not None:
         for name in ("params", "tokens"):
             result.source.at[0, name] = "derived"

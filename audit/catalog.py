@@ -37,6 +37,18 @@ def normalize_name(name: str) -> str:
     return _NON_ALNUM.sub("", text)
 
 
+def _lookup_keys(name: str) -> list[str]:
+    """Keys to try for ``name``, most specific first: the words in parentheses kept, then dropped.
+
+    ``'H100 (PCIe)'`` must find the PCIe card and ``'A100 (40GB)'`` the 40 GB one; dropping the parenthesized
+    words first would match the bare ``H100`` / ``A100`` aliases, a different variant with another peak or
+    memory. A parenthesized remark that names no variant (``'H100 (Hopper)'``) still falls back to ``h100``.
+    """
+    kept = _NON_ALNUM.sub("", _VENDOR_WORDS.sub(" ", str(name).lower().replace("(", " ").replace(")", " ")))
+    dropped = normalize_name(name)
+    return [kept, dropped] if kept != dropped else [dropped]
+
+
 @dataclass(frozen=True)
 class Accelerator:
     """One catalog row."""
@@ -116,8 +128,11 @@ class Catalog:
         """The accelerator ``name`` refers to, or None when no name, id or alias matches exactly."""
         if name is None:
             return None
-        i = self._index.get(normalize_name(name))
-        return None if i is None else self._rows[i]
+        for key in _lookup_keys(name):
+            i = self._index.get(key)
+            if i is not None:
+                return self._rows[i]
+        return None
 
     def close_matches(self, name: str, n: int = 3) -> list[str]:
         """Display names of the catalog entries closest to ``name`` (for an 'unknown accelerator' finding)."""

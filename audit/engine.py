@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -21,14 +22,25 @@ from audit.catalog import Catalog, load_catalog
 from audit.claims import Claims, map_unique
 from audit.quantities import INPUT_QUANTITIES
 from audit.resources import data_path
+from audit import flops as F
+from audit.quantities import GATED_MLP, RECOMPUTE_ALIASES
 from audit.rules import RELATION_RULES, SEVERITIES, RelationRule
 
 #: Quantities the engine works with: the inputs, internal helpers and the derived-only ones.
-WORK_COLUMNS: tuple[str, ...] = (*INPUT_QUANTITIES, "n_eff", "catalog_peak", "memory_per_chip", "tokens_per_param",
-                                 "min_chips_memory")
+WORK_COLUMNS: tuple[str, ...] = (*INPUT_QUANTITIES, "n_eff", "catalog_peak", "memory_per_chip", "flops_per_token",
+                                 "recompute_factor", "tokens_per_param", "min_chips_memory")
 
 #: Quantities that only ever come from the catalog (never solved for).
-CATALOG_ONLY: frozenset[str] = frozenset({"catalog_peak", "memory_per_chip"})
+CATALOG_ONLY: frozenset[str] = frozenset({"catalog_peak", "memory_per_chip", "flops_per_token", "recompute_factor"})
+
+#: FLOPs-per-token conventions that come from an architecture (C007 applies only to these).
+ARCH_CONVENTIONS: frozenset[str] = frozenset({"megatron-general", "palm"})
+
+#: Cloud TPU slice names (``v4-2048``, ``TPU v5p-8960``, ``v5litepod-16``): the number counts TensorCores.
+_TPU_SLICE = re.compile(r"^\s*(?:google\s+)?(?:cloud\s+)?(?:tpu\s*)?(v\d+[a-z]*|v5litepod|v6e?)\s*-\s*(\d+)\s*$", re.I)
+
+#: TensorCores per chip by TPU generation (Google Cloud TPU docs: v2-v4 and v5p have 2, v5e and v6e have 1).
+_TPU_CORES_PER_CHIP = {"v2": 2, "v3": 2, "v4": 2, "v5p": 2, "v5e": 1, "v5litepod": 1, "v6e": 1, "v6": 1}
 
 FINDING_COLUMNS: tuple[str, ...] = ("row", "rule", "severity", "quantity", "claimed", "expected", "ratio", "detail")
 
@@ -44,6 +56,10 @@ class Config:
     bytes_per_param: float
     tokens_per_param_optimal: float
     reasons: dict[str, str] = field(default_factory=dict)
+    #: FLOPs-per-token convention for architecture claims: auto (the most complete the fields allow), palm, 6N.
+    convention: str = "auto"
+    #: Halve the attention score/value FLOPs for causal masking (some codebases do; PaLM and Megatron do not).
+    causal_halving: bool = False
 
     @classmethod
     def default(cls) -> "Config":
@@ -88,6 +104,10 @@ class AuditResult:
     hardware: pd.DataFrame
     findings: pd.DataFrame
     status: pd.Series
+    #: Long table of explanations for non-ok findings: finding (index into findings), rank, cause, factor, ...
+    explanations: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: FLOPs per token by every convention the claim's fields allow (columns per convention) and the one used.
+    architecture: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def __len__(self) -> int:
         return len(self.q)
@@ -129,7 +149,25 @@ def severity_of_ratio(ratio: np.ndarray, ok: float, warn: float) -> np.ndarray:
 def _resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
     """Match each claim's hardware text against the catalog, once per distinct text."""
     info = claims.info
-    matched = map_unique(info["hardware"], lambda t: None if t is None or not str(t).strip() else catalog.lookup(t))
+
+    def match(text: str | None) -> tuple[Any, float]:
+        if text is None or not str(text).strip():
+            return None, np.nan
+        hit = catalog.lookup(text)
+        if hit is not None:
+            return hit, np.nan
+        m = _TPU_SLICE.match(str(text))
+        if m:
+            gen = m.group(1).lower()
+            gen = "v5e" if gen == "v5litepod" else gen
+            hit = catalog.lookup(f"TPU {gen}")
+            if hit is not None:
+                return hit, float(m.group(2))
+        return None, np.nan
+
+    pairs_hw = map_unique(info["hardware"], match)
+    matched = pairs_hw.map(lambda p: p[0] if p is not None else None)
+    slice_cores = pairs_hw.map(lambda p: p[1] if p is not None else np.nan).astype(float)
     accel_id = matched.map(lambda a: None if a is None else a.id)
     hw = pd.DataFrame({
         "hardware_text": info["hardware"],
@@ -152,11 +190,21 @@ def _resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
     hw["catalog_peak"] = map_unique(pairs, peak_of).astype(float)
     hw["memory_per_chip"] = map_unique(
         accel_id, lambda aid: np.nan if aid is None else catalog.by_id(aid).memory_gb * 1e9).astype(float)
+    hw["slice_cores"] = slice_cores.to_numpy()
+    gen = hw["accelerator"].map(lambda aid: None if aid is None else aid.replace("tpu-", "").split("-")[0])
+    hw["cores_per_chip"] = gen.map(lambda g: _TPU_CORES_PER_CHIP.get(g, np.nan) if g else np.nan).astype(float)
+    hw["sparse_headline"] = map_unique(
+        accel_id, lambda aid: False if aid is None else catalog.by_id(aid).sparse_headline).astype(bool)
     return hw
 
 
-def audit(claims: Claims, config: Config | None = None, catalog: Catalog | None = None) -> AuditResult:
-    """Derive, check and classify every claim."""
+def audit(claims: Claims, config: Config | None = None, catalog: Catalog | None = None,
+          used: dict[str, np.ndarray] | None = None) -> AuditResult:
+    """Derive, check and classify every claim.
+
+    ``used`` marks relations already spent on some rows (e.g. C001 when ``estimate`` split the compute into N
+    and D itself), so that they neither derive nor check there.
+    """
     config = config or Config.default()
     catalog = catalog or load_catalog()
     n = len(claims)
@@ -182,9 +230,22 @@ def audit(claims: Claims, config: Config | None = None, catalog: Catalog | None 
         q[col] = vals
         source[col] = np.where(~np.isnan(vals), "catalog", None)
         how[col] = np.where(~np.isnan(vals), hw["accelerator"].to_numpy(dtype=object), None)
+    # A TPU slice name without a claimed chip count gives the chips (cores / cores per chip).
+    slice_chips = hw["slice_cores"].to_numpy() / hw["cores_per_chip"].to_numpy()
+    _set_derived(q, source, how, "chips", slice_chips, "H003")
 
+    arch = _architecture(q, claims, config)
+    for col in ("flops_per_token", "recompute_factor"):
+        vals = arch[col].to_numpy(dtype=float)
+        q[col] = vals
+        source[col] = np.where(~np.isnan(vals), "derived", None)
+        how[col] = np.where(~np.isnan(vals), arch[f"{col}_how"].to_numpy(dtype=object), None)
+
+    initial = (q.copy(), source.copy(), how.copy())
     frames: list[pd.DataFrame] = []
-    frames.extend(_apply_relations(q, source, how, config))
+    relation_frames = _apply_relations(q, source, how, config, used)
+    frames.extend(relation_frames)
+    frames.append(_find_outliers(initial, relation_frames, config, claims))
 
     # Derived-only quantities.
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -200,8 +261,11 @@ def audit(claims: Claims, config: Config | None = None, catalog: Catalog | None 
     findings = findings.sort_values(["row", "severity", "rule"], ascending=[True, False, True],
                                     kind="stable").reset_index(drop=True)
     status = _status(findings, n)
+    from audit.explain import explain  # noqa: PLC0415 - explain imports this module's Config
+
+    explanations = explain(findings, q, claims, config)
     return AuditResult(claims=claims, config=config, q=q, source=source, how=how, hardware=hw,
-                       findings=findings, status=status)
+                       findings=findings, status=status, explanations=explanations, architecture=arch)
 
 
 def _set_derived(q: pd.DataFrame, source: pd.DataFrame, how: pd.DataFrame, name: str, values: np.ndarray,
@@ -213,11 +277,13 @@ def _set_derived(q: pd.DataFrame, source: pd.DataFrame, how: pd.DataFrame, name:
         how.loc[mask, name] = note
 
 
-def _apply_relations(q: pd.DataFrame, source: pd.DataFrame, how: pd.DataFrame,
-                     config: Config) -> list[pd.DataFrame]:
+def _apply_relations(q: pd.DataFrame, source: pd.DataFrame, how: pd.DataFrame, config: Config,
+                     preused: dict[str, np.ndarray] | None = None) -> list[pd.DataFrame]:
     """Derive and check with every relation until no more can be derived (a fixed point)."""
     n = len(q)
     used = {rule.code: np.zeros(n, dtype=bool) for rule in RELATION_RULES}
+    for code, mask in (preused or {}).items():
+        used[code] = used[code] | np.asarray(mask, dtype=bool)
     frames: list[pd.DataFrame] = []
     for _ in range(len(RELATION_RULES) + 1):
         changed = False
@@ -227,7 +293,7 @@ def _apply_relations(q: pd.DataFrame, source: pd.DataFrame, how: pd.DataFrame,
             values = q[cols].to_numpy(dtype=float)
             known = ~np.isnan(values)
             unknown_count = (~known).sum(axis=1)
-            free = ~used[rule.code]
+            free = ~used[rule.code] & _applies(rule, how)
             with np.errstate(divide="ignore", invalid="ignore"):
                 logs = np.where(known, np.log(values), 0.0)
             log_k = math.log(rule.relation.constant)
@@ -263,6 +329,136 @@ def _apply_relations(q: pd.DataFrame, source: pd.DataFrame, how: pd.DataFrame,
         if not changed:
             break
     return frames
+
+
+def _applies(rule: type[RelationRule], how: pd.DataFrame) -> np.ndarray:
+    """Rows a relation applies to: C007 only where F comes from an architecture (with 6N it is C001 again)."""
+    if rule.code == "C007":
+        return how["flops_per_token"].isin(ARCH_CONVENTIONS).to_numpy()
+    return np.ones(len(how), dtype=bool)
+
+
+def _architecture(q: pd.DataFrame, claims: Claims, config: Config) -> pd.DataFrame:
+    """FLOPs per token by each convention the fields allow, the one used, and the recomputation factor."""
+    col = {name: q[name].to_numpy(dtype=float) for name in
+           ("n_eff", "layers", "d_model", "heads", "head_dim", "kv_heads", "ffn_dim", "seq_len", "vocab_size",
+            "experts", "experts_per_token")}
+    head_dim = np.where(np.isnan(col["head_dim"]), col["d_model"] / col["heads"], col["head_dim"])
+    mlp = map_unique(claims.info["mlp"], lambda t: None if t is None else str(t).strip().lower())
+    gated = mlp.isin(GATED_MLP).to_numpy()
+    k = np.where(np.isnan(col["experts_per_token"]), 1.0, col["experts_per_token"])
+    causal = config.causal_halving
+    out = pd.DataFrame(index=q.index)
+    out["6N"] = F.six_n(col["n_eff"])
+    out["palm"] = F.palm(col["n_eff"], col["layers"], col["heads"], head_dim, col["seq_len"], causal=causal)
+    terms = F.megatron_general_terms(col["layers"], col["d_model"], col["heads"], head_dim, col["kv_heads"],
+                                     col["ffn_dim"], col["seq_len"], col["vocab_size"], k, gated, causal=causal)
+    out["megatron-general"] = terms["projections"] + terms["attention"] + terms["mlp"] + terms["logits"]
+    plain = ~gated & np.isnan(col["experts"]) & np.isnan(col["kv_heads"]) & (col["ffn_dim"] == 4 * col["d_model"])
+    out["megatron"] = np.where(plain, F.megatron(col["layers"], col["d_model"], col["seq_len"], col["vocab_size"],
+                                                 causal=causal), np.nan)
+    order = ["megatron-general", "palm", "6N"] if config.convention == "auto" else [config.convention]
+    chosen = np.full(len(q), np.nan)
+    chosen_how = np.full(len(q), None, dtype=object)
+    for name in reversed(order):  # the first convention with a value wins
+        v = out[name].to_numpy(dtype=float)
+        ok = np.isfinite(v) & (v > 0)
+        chosen = np.where(ok, v, chosen)
+        chosen_how = np.where(ok, name, chosen_how)
+    out["flops_per_token"] = chosen
+    out["flops_per_token_how"] = chosen_how
+    out["head_dim_assumed"] = np.isnan(col["head_dim"]) & ~np.isnan(head_dim)
+    mode = map_unique(claims.info["activation_recompute"],
+                      lambda t: None if t is None else RECOMPUTE_ALIASES.get(str(t).strip().lower()))
+    r = F.recompute_factor(mode.to_numpy(dtype=object), terms)
+    r_plain = F.recompute_factor(mode.to_numpy(dtype=object))
+    use_terms = np.isfinite(r)
+    out["recompute_factor"] = np.where(use_terms, r, r_plain)
+    out["recompute_factor_how"] = np.where(use_terms, "recompute (architecture)",
+                                           np.where(np.isfinite(r_plain), "recompute", None))
+    out["recompute_mode"] = mode.to_numpy(dtype=object)
+    return out
+
+
+def _find_outliers(initial: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame], relation_frames: list[pd.DataFrame],
+                   config: Config, claims: Claims) -> pd.DataFrame:
+    """C009: for claims whose relations disagree, the stated figure whose removal makes the rest agree.
+
+    Each candidate figure is cleared on the affected rows and the relations solved again (vectorized over the
+    rows, once per candidate quantity).
+    """
+    empty = _findings_frame(np.array([], dtype=int), "C009", "info", "")
+    if not relation_frames:
+        return empty
+    rel = pd.concat(relation_frames, ignore_index=True)
+    bad_rows = np.unique(rel.loc[rel["severity"] != "ok", "row"].to_numpy(dtype=int))
+    if len(bad_rows) == 0:
+        return empty
+    q0, s0, h0 = (frame.loc[bad_rows].reset_index(drop=True) for frame in initial)
+    involved = sorted({c for r in RELATION_RULES for c in r.relation.quantities} - {"n_eff", "flops_per_token",
+                                                                                    "recompute_factor"})
+    candidates = [c for c in involved if c in q0.columns]
+    ok_with: dict[str, np.ndarray] = {}
+    implied: dict[str, np.ndarray] = {}
+    checks_left: dict[str, np.ndarray] = {}
+    for cand in candidates:
+        stated = (s0[cand] == ("catalog" if cand == "catalog_peak" else "claimed")).to_numpy()
+        if not stated.any():
+            continue
+        q1, s1, h1 = q0.copy(), s0.copy(), h0.copy()
+        q1.loc[stated, cand] = np.nan
+        s1.loc[stated, cand] = None
+        h1.loc[stated, cand] = None
+        if cand in ("params", "active_params"):
+            act, tot = q1["active_params"].to_numpy(), q1["params"].to_numpy()
+            q1["n_eff"] = np.where(~np.isnan(act), act, tot)
+            six = h1["flops_per_token"].to_numpy(dtype=object) == "6N"
+            q1.loc[six, "flops_per_token"] = 6.0 * q1.loc[six, "n_eff"]
+        if cand == "peak_flops_per_chip":
+            # A claimed peak set aside falls back to the datasheet's, as for any claim without one.
+            pass
+        frames = _apply_relations(q1, s1, h1, config)
+        n = len(q1)
+        bad = np.zeros(n, dtype=bool)
+        nchecks = np.zeros(n, dtype=int)
+        for f in frames:
+            rows = f["row"].to_numpy(dtype=int)
+            np.logical_or.at(bad, rows, (f["severity"] != "ok").to_numpy())
+            np.add.at(nchecks, rows, 1)
+        mfu = q1["mfu"].to_numpy()
+        impossible = ~np.isnan(mfu) & (mfu > 1)
+        ok_with[cand] = stated & ~bad & (nchecks > 0) & ~impossible
+        implied[cand] = q1[cand].to_numpy(dtype=float)
+        checks_left[cand] = nchecks
+    if not ok_with:
+        return empty
+    names = list(ok_with)
+    fit = np.column_stack([ok_with[c] for c in names])
+    count = fit.sum(axis=1)
+    rows_local = np.flatnonzero(count >= 1)
+    if len(rows_local) == 0:
+        return empty
+    details = []
+    claimed_v = []
+    expected_v = []
+    subjects = []
+    for i in rows_local:  # only claims with a disagreement and a culprit: few, and each needs its own words
+        which = [names[j] for j in np.flatnonzero(fit[i])]
+        subject = which[0]
+        subjects.append(subject if len(which) == 1 else "claim")
+        claimed_v.append(float(q0.at[i, subject]) if len(which) == 1 else np.nan)
+        expected_v.append(float(implied[subject][i]) if len(which) == 1 else np.nan)
+        stated_count = int(sum(1 for c in candidates if s0.at[i, c] in ("claimed",)))
+        details.append(json.dumps({"candidates": which, "others": max(stated_count - 1, 0),
+                                   "implied": {c: _finite(implied[c][i]) for c in which}}))
+    frame = _findings_frame(bad_rows[rows_local], "C009", "info", "", np.array(claimed_v), np.array(expected_v),
+                            detail=np.array(details, dtype=object))
+    frame["quantity"] = np.array(subjects, dtype=object)
+    return frame
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if np.isfinite(x) else None
 
 
 def _solve_linear(values: np.ndarray, exps: np.ndarray, target: np.ndarray, constant: float) -> np.ndarray:

@@ -33,10 +33,19 @@ class Finding:
     ratio: float | None
     message: str
     formula: str
+    #: The best-fitting known causes (see :mod:`audit.explain`), best first; empty when none fits.
+    explanations: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def explanation(self) -> str | None:
+        """The best explanation as a sentence, or None."""
+        return self.explanations[0]["text"] if self.explanations else None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (NaN as None)."""
         data = asdict(self)
+        data["explanations"] = [dict(e) for e in self.explanations]
+        data["explanation"] = self.explanation
         for key in ("claimed", "expected", "ratio"):
             v = data[key]
             if v is not None and (not isinstance(v, float) or not math.isfinite(v)):
@@ -120,7 +129,51 @@ def _relation_message(rule: type[RelationRule], subject: str, claimed: float, ex
             f"implied by {rule.formula} (ratio {fmt.ratio(r)})")
 
 
-def describe(result: AuditResult, f: pd.Series) -> Finding:
+def explanation_records(result: AuditResult, finding_index: int, f: pd.Series) -> tuple[dict[str, Any], ...]:
+    """The explanations of one finding as dicts with a sentence each."""
+    ex = result.explanations
+    if ex is None or len(ex) == 0:
+        return ()
+    rows = ex[ex["finding"] == finding_index]
+    if len(rows) == 0:
+        return ()
+    from audit.explain import causes_by_code
+
+    causes = causes_by_code()
+    out = []
+    quantity = str(f["quantity"])
+    for _, e in rows.iterrows():
+        cause = causes[e["cause"]]
+        factor = float(e["factor"])
+        corrected = _num(e["corrected"])
+        if e["cause"] == "moe-active-share":
+            params = float(result.q.at[int(f["row"]), "params"])
+            text = (f"{cause.name}: consistent with about {fmt.count(corrected or 0)} active of "
+                    f"{fmt.count(params)} parameters (the figures fit {fmt.sig(100 / factor)} % of N)")
+        elif e["fit"] == "in range":
+            text = f"{cause.name}: a factor of {fmt.sig(_num(f['ratio']) or 0)} is within 1-{fmt.sig(factor)}x"
+        else:
+            way = "too high" if float(e["direction"]) > 0 else "too low"
+            after = (f"MFU would be {fmt.sig((corrected or 0) * 100)} %" if f["rule"] in ("U001", "U002")
+                     else f"the ratio would be {fmt.ratio(corrected or float('nan'))}")
+            text = (f"{cause.name} (x{_factor_text(factor)}): the {label(quantity)} figure looks {way} by "
+                    f"that factor; fixed, {after}")
+        out.append({"cause": cause.code, "name": cause.name, "factor": factor,
+                    "direction": "high" if float(e["direction"]) > 0 else "low", "corrected": corrected,
+                    "fit": str(e["fit"]), "text": text, "description": cause.description,
+                    "reference": cause.reference})
+    return tuple(out)
+
+
+def _factor_text(x: float) -> str:
+    if abs(x - round(x)) < 1e-6 and x < 1e6:
+        return f"{int(round(x)):,}"
+    if abs(x - 4 / 3) < 1e-9:
+        return "4/3"
+    return fmt.sig(x, 3)
+
+
+def describe(result: AuditResult, f: pd.Series, finding_index: int | None = None) -> Finding:
     """Turn one row of ``result.findings`` into a :class:`Finding` with its message and formula."""
     row = int(f["row"])
     rule = RULES[f["rule"]]
@@ -141,8 +194,10 @@ def describe(result: AuditResult, f: pd.Series) -> Finding:
     else:
         message = _bound_message(rule.code, result, row, claimed, expected, severity, detail)
         formula = _bound_formula(rule.code, result, row, claimed, expected) or rule.formula
+    explanations = explanation_records(result, finding_index, f) if finding_index is not None else ()
     return Finding(claim_id=claim_id, rule=rule.code, name=rule.name, severity=severity, quantity=quantity,
-                   claimed=claimed, expected=expected, ratio=ratio, message=message, formula=formula)
+                   claimed=claimed, expected=expected, ratio=ratio, message=message, formula=formula,
+                   explanations=explanations)
 
 
 def _symbols_for(rule: type[RelationRule], result: AuditResult, row: int) -> dict[str, str]:
@@ -166,7 +221,9 @@ def _bound_message(code: str, result: AuditResult, row: int, claimed: float | No
             return (f"HFU {fmt.sig(v * 100)} % is below MFU {fmt.sig((expected or 0) * 100)} %: HFU counts "
                     f"recomputation on top of model FLOPs, so it cannot be lower")
         if v > 1:
-            hint = f" ({fmt.sig(v)} looks like a percentage: {fmt.sig(v / 100)} was meant?)" if v <= 100 else ""
+            original = result.claims.text.at[row, name.lower()] if detail == "claimed" else None
+            looks_percent = v <= 100 and not (original and "%" in original or original and "percent" in original)
+            hint = f" ({fmt.sig(v)} looks like a percentage: {fmt.sig(v / 100)} was meant?)" if looks_percent else ""
             return f"{name} {fmt.sig(v * 100)} % ({origin}) is above 100 %: physically impossible{hint}"
         if severity == "warning":
             side = "below" if v < low else "above"
@@ -193,11 +250,42 @@ def _bound_message(code: str, result: AuditResult, row: int, claimed: float | No
     if code == "H002":
         return (f"no {detail} peak for {result.hardware.at[row, 'accelerator_name']} in the catalog; "
                 f"hardware checks skipped")
+    if code == "C009":
+        return _outlier_message(result, row, detail)
+    if code == "H003":
+        cores = float(result.hardware.at[row, "slice_cores"])
+        per = float(result.hardware.at[row, "cores_per_chip"])
+        text = result.hardware.at[row, "hardware_text"]
+        if severity == "ok":
+            return f"{int(claimed or 0):,} chips match the slice {text!r}: {int(cores):,} TensorCores / {int(per)} per chip"
+        return (f"{int(claimed or 0):,} chips claimed, but the slice {text!r} counts TensorCores: "
+                f"{int(cores):,} / {int(per)} per chip = {int(expected or 0):,} chips")
     if code == "V001":
         return str(detail)
     if code == "V002":
         return f"duplicate id {detail!r}: also used by an earlier claim"
     return str(detail or "")
+
+
+def _outlier_message(result: AuditResult, row: int, detail: Any) -> str:
+    import json
+
+    data = json.loads(detail)
+    cands = data["candidates"]
+    text = result.claims.text
+    def stated(name: str) -> str:
+        if name == "catalog_peak":
+            return f"the datasheet peak for {result.hardware.at[row, 'accelerator_name']}"
+        original = text.at[row, name] if name in text.columns else None
+        return f"{label(name)} ({original})" if original else label(name)
+    if len(cands) == 1:
+        name = cands[0]
+        implied = data["implied"].get(name)
+        value = f"; the others imply {fmt.value(name, implied)}" if implied is not None else ""
+        return (f"the {stated(name)} figure is the likely outlier: without it, the other {data['others']} stated "
+                f"figures agree{value}")
+    listed = ", ".join(stated(c) for c in cands)
+    return (f"any one of these figures, if wrong, would explain the disagreement (the rest then agree): {listed}")
 
 
 def _bound_formula(code: str, result: AuditResult, row: int, claimed: float | None, expected: float | None
@@ -218,8 +306,8 @@ def iter_findings(result: AuditResult, rows: np.ndarray | None = None) -> Iterat
     frame = result.findings
     if rows is not None:
         frame = frame[frame["row"].isin(rows)]
-    for _, f in frame.iterrows():
-        yield describe(result, f)
+    for i, f in frame.iterrows():
+        yield describe(result, f, int(i))
 
 
 def findings_by_row(result: AuditResult, rows: np.ndarray | None = None) -> dict[int, list[Finding]]:
@@ -228,6 +316,6 @@ def findings_by_row(result: AuditResult, rows: np.ndarray | None = None) -> dict
     frame = result.findings
     if rows is not None:
         frame = frame[frame["row"].isin(rows)]
-    for _, f in frame.iterrows():
-        out.setdefault(int(f["row"]), []).append(describe(result, f))
+    for i, f in frame.iterrows():
+        out.setdefault(int(f["row"]), []).append(describe(result, f, int(i)))
     return out

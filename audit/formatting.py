@@ -39,7 +39,7 @@ def count(x: float) -> str:
     for scale, suffix in _COUNT_SUFFIXES:
         if abs(x) >= scale:
             return f"{sig(x / scale, 4)}{suffix}"
-    if abs(x - round(x)) < 1e-9:
+    if abs(x - round(x)) < 1e-9 or abs(x) >= 1000:
         return f"{int(round(x)):,}"
     return f"{x:,.4g}"
 
@@ -95,7 +95,7 @@ def operand(name: str, x: float) -> str:
     if kind == "hours":
         return hours(x)
     if kind in ("days", "tokens_rate"):
-        return sig(x, 4) if x < 1e5 else count(x)
+        return sig(x, 4) if x < 1000 else count(x)
     return count(x)
 
 

@@ -31,7 +31,7 @@ class Quantity:
 QUANTITIES: tuple[Quantity, ...] = (
     Quantity("params", "Parameters", "", "count", "total parameters",
              ("n_params", "parameters", "num_params", "params_total", "total_params", "model_size",
-              "parameter_count", "n_parameters", "size")),
+              "parameter_count", "n_parameters")),
     Quantity("active_params", "Active parameters", "", "count",
              "parameters used per token (mixture-of-experts)",
              ("params_active", "activated_params", "active_parameters", "n_active_params")),
@@ -57,6 +57,35 @@ QUANTITIES: tuple[Quantity, ...] = (
              "sustained FLOP/s per accelerator", ("achieved_flops", "flops_per_gpu", "achieved_flops_per_gpu")),
     Quantity("peak_flops_per_chip", "Peak FLOP/s per chip", "FLOP/s", "flops_rate",
              "peak for hardware + precision (from the catalog unless claimed)", ("peak_flops", "peak_flops_per_gpu")),
+    # Architecture (optional): enables the FLOPs-per-token conventions of audit/flops.py.
+    Quantity("layers", "Layers", "", "count", "transformer layers (L)",
+             ("n_layers", "num_layers", "n_layer", "num_hidden_layers", "depth"), integer=True),
+    Quantity("d_model", "Model width", "", "count", "hidden size (h)",
+             ("hidden_size", "n_embd", "dim", "hidden_dim", "model_dim", "width"), integer=True),
+    Quantity("heads", "Attention heads", "", "count", "attention heads (H)",
+             ("n_heads", "num_attention_heads", "n_head", "num_heads", "attention_heads"), integer=True),
+    Quantity("head_dim", "Head dimension", "", "count", "dimension per head (Q); default d_model / heads",
+             ("kv_channels", "d_head", "head_size", "dim_head"), integer=True),
+    Quantity("kv_heads", "KV heads", "", "count", "key/value heads (grouped-query attention); default heads",
+             ("num_kv_heads", "num_query_groups", "n_kv_heads", "num_key_value_heads"), integer=True),
+    Quantity("ffn_dim", "FFN width", "", "count", "MLP hidden size (per expert for mixture-of-experts)",
+             ("ffn_hidden_size", "intermediate_size", "d_ff", "moe_ffn_hidden_size", "mlp_dim"), integer=True),
+    Quantity("seq_len", "Sequence length", "", "count", "training sequence length (T)",
+             ("seq_length", "context_length", "n_ctx", "max_seq_len", "sequence_length", "context_window"),
+             integer=True),
+    Quantity("vocab_size", "Vocabulary", "", "count", "vocabulary size (V)",
+             ("padded_vocab_size", "n_vocab", "vocab"), integer=True),
+    Quantity("experts", "Experts", "", "count", "experts per MoE layer", ("num_experts", "n_experts", "n_routed_experts"),
+             integer=True),
+    Quantity("experts_per_token", "Experts per token", "", "count", "experts each token is routed to (top-k)",
+             ("moe_router_topk", "top_k", "num_experts_per_tok", "topk"), integer=True),
+    Quantity("epochs", "Epochs", "", "count", "passes over the dataset", ("num_epochs", "n_epochs")),
+    Quantity("dataset_tokens", "Dataset tokens", "", "count", "unique tokens in the dataset (tokens = dataset x epochs)",
+             ("dataset_size_tokens", "unique_tokens", "dataset_size", "corpus_tokens")),
+    Quantity("flops_per_token", "FLOPs per token", "FLOP", "flop", "model FLOPs per token (forward + backward)",
+             derived_only=True),
+    Quantity("recompute_factor", "Recompute factor", "", "count", "hardware FLOPs / model FLOPs",
+             derived_only=True),
     Quantity("tokens_per_param", "Tokens per parameter", "", "count", "tokens / parameters", derived_only=True),
     Quantity("memory_per_chip", "Memory per chip", "bytes", "bytes", "accelerator memory (catalog)",
              derived_only=True),
@@ -68,7 +97,7 @@ QUANTITIES: tuple[Quantity, ...] = (
 BY_NAME: dict[str, Quantity] = {q.name: q for q in QUANTITIES}
 
 #: Text fields of a claim.
-TEXT_FIELDS: tuple[str, ...] = ("id", "name", "source", "hardware", "precision")
+TEXT_FIELDS: tuple[str, ...] = ("id", "name", "source", "hardware", "precision", "activation_recompute", "mlp")
 
 TEXT_ALIASES: dict[str, tuple[str, ...]] = {
     "id": ("claim_id", "run_id", "key"),
@@ -76,7 +105,20 @@ TEXT_ALIASES: dict[str, tuple[str, ...]] = {
     "source": ("reference", "citation", "url", "link", "paper"),
     "hardware": ("accelerator", "gpu", "gpu_type", "device", "hardware_type", "training_hardware", "chip"),
     "precision": ("dtype", "numerical_format", "numeric_format"),
+    "activation_recompute": ("recompute", "recompute_granularity", "activation_checkpointing", "remat",
+                             "rematerialization"),
+    "mlp": ("mlp_type", "activation", "hidden_act", "ffn_type"),
 }
+
+#: Recomputation modes (Korthikanti et al. 2022): none, selective (attention core only), full (every layer).
+RECOMPUTE_ALIASES: dict[str, str] = {
+    "none": "none", "no": "none", "false": "none", "off": "none", "0": "none",
+    "selective": "selective", "partial": "selective",
+    "full": "full", "yes": "full", "true": "full", "on": "full", "all": "full", "1": "full",
+}
+
+#: MLP kinds: gated MLPs (SwiGLU, GeGLU) have three weight matrices instead of two.
+GATED_MLP: frozenset[str] = frozenset({"swiglu", "geglu", "glu", "gated", "silu", "swish", "reglu"})
 
 #: Input quantities (everything a claim may state).
 INPUT_QUANTITIES: tuple[str, ...] = tuple(q.name for q in QUANTITIES if not q.derived_only)

@@ -209,6 +209,154 @@ class PeakMatchesCatalog(RelationRule):
     symbols = {"peak_flops_per_chip": "peak", "catalog_peak": "datasheet"}
 
 
+class ComputeFromArchitecture(RelationRule):
+    """Training compute equals the architecture's FLOPs per token times tokens: C = F · D.
+
+    **What it checks.** When a claim gives the architecture (layers, width, heads, sequence length, vocabulary,
+    FFN width, ...), F is counted by the most complete convention the fields allow (Megatron-LM's
+    ``num_floating_point_operations`` with grouped-query attention, gated MLPs and top-k experts; else PaLM's
+    6N + 12·L·H·Q·T). The compute is checked (or derived) with that F, and the quantity's derivation names the
+    convention and lists the others side by side.
+
+    **Why it matters.** 6ND leaves out attention, which grows with sequence length: at 8K-128K context the
+    difference is 10-100 %, and an MFU computed with 6N understates the work done.
+
+    **Example.** PaLM 540B: 6 × 540.35e9 + 12 × 118 × 48 × 256 × 2048 = 3.278e12 FLOPs per token
+    (Chowdhery et al. 2022, App. B); × 780e9 tokens = 2.56e24 FLOP.
+
+    **References.** Chowdhery et al. 2022 (PaLM), App. B; Narayanan et al. 2021 (Megatron-LM), Sec. 5.1;
+    Megatron-LM ``training.py`` ``num_floating_point_operations``.
+    """
+
+    code = "C007"
+    name = "compute-from-architecture"
+    quantity = "compute_flops"
+    formula = "C = F · D"
+    relation = Relation((("compute_flops", 1.0), ("flops_per_token", -1.0), ("tokens", -1.0)), 1.0)
+    subjects = ("compute_flops", "tokens")
+    symbols = {"compute_flops": "C", "flops_per_token": "F", "tokens": "D"}
+
+
+class HFUFromRecompute(RelationRule):
+    """HFU is MFU times the recomputation factor: HFU = r · MFU.
+
+    **What it checks.** A claimed HFU against the MFU and the activation recomputation the claim states
+    (``activation_recompute``: none, selective or full). Full recomputation repeats every layer's forward pass:
+    4 passes instead of 3, so r = 4/3 (slightly less with the logit layer, which is not recomputed, when the
+    architecture is given); selective recomputation repeats only the attention core (r from the architecture).
+
+    **Why it matters.** HFU quoted as MFU overstates useful work by r; an HFU/MFU pair whose ratio does not match
+    the stated recomputation was computed with different FLOP counts or peaks.
+
+    **Example.** Full recomputation, MFU 41.0 % → HFU 54.7 %.
+
+    **References.** Narayanan et al. 2021, Sec. 5.1 (96 vs 72 coefficient); Korthikanti et al. 2022,
+    *Reducing Activation Recomputation in Large Transformer Models*, Sec. 5; Chowdhery et al. 2022, App. B.
+    """
+
+    code = "C008"
+    name = "hfu-from-recompute"
+    quantity = "hfu"
+    formula = "HFU = r · MFU"
+    relation = Relation((("hfu", 1.0), ("recompute_factor", -1.0), ("mfu", -1.0)), 1.0)
+    subjects = ("hfu", "mfu")
+    symbols = {"hfu": "HFU", "recompute_factor": "r", "mfu": "MFU"}
+
+
+class AchievedFromThroughput(RelationRule):
+    """Throughput gives the sustained FLOP/s per accelerator: achieved = throughput · F / chips.
+
+    **What it checks.** With the whole-cluster tokens per second, the FLOPs per token (from the architecture,
+    else 6N) and the chip count, the steady-state FLOP/s per accelerator; with the peak (C005) this is the
+    throughput-based MFU. Beside the end-to-end MFU implied by chip-hours (C003), the gap between the two is
+    downtime, restarts and evaluation: steady-state MFU versus goodput.
+
+    **Why it matters.** Papers quote steady-state MFU measured over good steps; chip-hours include everything.
+    The two differ by 5-30 % on healthy runs; more means a phase or a restart is missing from one figure.
+
+    **Example.** PaLM 540B: 238.3K tokens/s × 3.278e12 FLOP / 6144 chips = 127 TFLOP/s = 46.2 % of 275.
+
+    **References.** Chowdhery et al. 2022 (PaLM), Sec. 4.1 and Table 3.
+    """
+
+    code = "C011"
+    name = "achieved-from-throughput"
+    quantity = "achieved_flops_per_chip"
+    formula = "achieved = throughput · F / chips"
+    relation = Relation((("achieved_flops_per_chip", 1.0), ("throughput_tokens_per_s", -1.0),
+                         ("flops_per_token", -1.0), ("chips", 1.0)), 1.0)
+    subjects = ("achieved_flops_per_chip", "throughput_tokens_per_s")
+    symbols = {"achieved_flops_per_chip": "achieved", "throughput_tokens_per_s": "throughput",
+               "flops_per_token": "F", "chips": "chips"}
+
+
+class TokensFromEpochs(RelationRule):
+    """Tokens processed are the dataset's tokens times the epochs: D = dataset_tokens · epochs.
+
+    **What it checks.** Claimed training tokens against the dataset size and the number of passes over it.
+
+    **Why it matters.** Reports give the dataset size where the tokens processed belong (or the reverse); older
+    reports count words (about 1.3 tokens per English word) where tokens belong.
+
+    **Example.** 300B tokens from a 180B-token corpus means 1.67 epochs.
+
+    **References.** Epoch AI, *Data on Notable AI Models*, "Training dataset size" and "Epochs" columns.
+    """
+
+    code = "C012"
+    name = "tokens-from-epochs"
+    quantity = "tokens"
+    formula = "D = dataset_tokens · epochs"
+    relation = Relation((("tokens", 1.0), ("dataset_tokens", -1.0), ("epochs", -1.0)), 1.0)
+    subjects = ("tokens", "dataset_tokens", "epochs")
+    symbols = {"tokens": "D", "dataset_tokens": "dataset_tokens", "epochs": "epochs"}
+
+
+class Outlier(Rule):
+    """Which single stated figure, if wrong, would make all the others agree.
+
+    **What it checks.** For a claim whose relations disagree, each stated figure in turn is set aside and the
+    relations are solved again from the rest. A figure whose removal leaves every remaining check within
+    tolerance is the likely error; the finding gives the value the other figures imply for it.
+
+    **Why it matters.** A report that states six figures where three would do can tell which one is off; a
+    reader should look there first.
+
+    **Example.** LLaMA-65B with 1,022,362/24 "GPU-hours": the GPU-hours figure is the outlier; chips and days
+    imply 1,032,192.
+
+    **References.** Over-determined linear systems: a single-outlier (leave-one-out) test.
+    """
+
+    code = "C009"
+    name = "outlier"
+    quantity = "claim"
+    formula = "leave one stated figure out; the rest agree"
+    severity = "info"
+
+
+class TpuSliceCores(Rule):
+    """TPU slice names count TensorCores, not chips: ``v4-2048`` is 1,024 chips.
+
+    **What it checks.** When the hardware is written as a Cloud TPU slice (``v4-2048``, ``v5p-8960``), the chip
+    count it implies (TensorCores / cores per chip: 2 on v2-v4 and v5p, 1 on v5e and v6e) against the claimed
+    chips; without a claimed count, the chips are derived from it.
+
+    **Why it matters.** The per-chip peak (275 TFLOP/s on v4) is per chip; counting cores as chips doubles the
+    capacity and halves the implied MFU.
+
+    **Example.** ``hardware: TPU v4-2048, chips: 2048``: warning, the slice has 1,024 chips.
+
+    **References.** Google Cloud TPU documentation, "TPU v4" (v4-8 = 4 chips, each with 2 TensorCores).
+    """
+
+    code = "H003"
+    name = "tpu-slice-cores"
+    quantity = "chips"
+    formula = "chips = cores / cores_per_chip"
+    severity = "warning"
+
+
 # ---------------------------------------------------------------------------------------------------- bounds
 
 
@@ -380,13 +528,19 @@ class DuplicateId(Rule):
     severity = "warning"
 
 
+#: The order the engine applies relations in: the first relation able to derive a quantity derives it.
+#: Architecture FLOPs (C007) come before 6ND (C001) so that compute derived from an architecture uses it;
+#: throughput (C011) before hardware (C003) so MFU from end-to-end chip-hours is checked against the
+#: steady-state achieved rate (C005), not derived from it.
 RELATION_RULES: tuple[type[RelationRule], ...] = (
-    PeakMatchesCatalog, ComputeSixND, ChipHours, TokensFromThroughput, ComputeFromHardware, AchievedFromMFU,
+    PeakMatchesCatalog, TokensFromEpochs, ComputeFromArchitecture, ComputeSixND, ChipHours, TokensFromThroughput,
+    AchievedFromThroughput, ComputeFromHardware, AchievedFromMFU, HFUFromRecompute,
 )
 
 ALL_RULES: tuple[type[Rule], ...] = (
     ComputeSixND, ChipHours, ComputeFromHardware, TokensFromThroughput, AchievedFromMFU, PeakMatchesCatalog,
-    MFUPlausible, HFUPlausible, AchievedBelowPeak, MemoryFit, UnknownAccelerator, NoPeakForPrecision,
+    ComputeFromArchitecture, HFUFromRecompute, Outlier, AchievedFromThroughput, TokensFromEpochs,
+    MFUPlausible, HFUPlausible, AchievedBelowPeak, MemoryFit, UnknownAccelerator, NoPeakForPrecision, TpuSliceCores,
     InvalidValue, DuplicateId,
 )
 

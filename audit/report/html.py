@@ -1,34 +1,62 @@
 """The HTML audit report: one self-contained file rendered from ``templates/`` with Jinja2.
 
-All arithmetic, sorting and grouping happen here; the template only lays out a prepared context.
+All arithmetic, sorting and grouping happen here; the template only lays out a prepared context. The page loads
+nothing: CSS and the small filtering script are inline and allowed by their SHA-256 hashes in the page's
+Content-Security-Policy (nothing else may run or load), and the charts are inline SVG drawn by
+:mod:`audit.report.svg`.
+
+Large batches: the summary and the charts cover every claim (computed on whole columns), but only the worst
+:data:`MAX_DETAILED` claims get a row and a detailed section; the page says how many it left out.
 """
 
 from __future__ import annotations
 
+import base64
 import datetime as _dt
+import hashlib
+import math
 import os
+import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, Sequence
 from urllib.parse import urlparse
 
+import numpy as np
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup, escape
 
 from audit import __version__
+from audit import formatting as fmt
 from audit.api import claim_record, summary
 from audit.catalog import load_catalog
 from audit.engine import AuditResult
 from audit.findings import findings_by_row, label
+from audit.report import svg
 from audit.resources import templates_dir
-from audit.rules import RULES, SEVERITY_RANK
+from audit.rules import RULES, SEVERITY_RANK, RelationRule
 
 #: Claims shown in full in the page; beyond this the page shows the worst ones and says how many it left out.
 MAX_DETAILED = 500
+
+#: Up to this many claims the charts draw one mark per claim; above it, histograms of the ratios.
+CHART_POINTS_MAX = 200
+
+#: Claims named in the summary's "worst claims" list.
+WORST_LISTED = 10
+
+STATUS_ORDER: dict[str, int] = {"invalid": 0, "fail": 1, "warn": 2, "pass": 3}
+
+#: The glyph beside a status or severity word: the same shapes as the chart markers (survives greyscale).
+SYMBOLS: dict[str, str] = {"pass": "●", "ok": "●", "info": "●", "warn": "▲", "warning": "▲", "fail": "■",
+                           "error": "■", "invalid": "◆"}
+
+_PROBLEM = ("warning", "error")
 
 
 @lru_cache(maxsize=1)
 def environment() -> Environment:
     """The one Jinja environment: autoescape on, undefined names are errors."""
-    return Environment(
+    env = Environment(
         loader=FileSystemLoader(str(templates_dir())),
         autoescape=select_autoescape(["html", "j2", "html.j2"], default_for_string=True, default=True),
         undefined=StrictUndefined,
@@ -36,6 +64,8 @@ def environment() -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    env.filters["thousands"] = lambda x: f"{int(x):,}"
+    return env
 
 
 def safe_url(text: str | None) -> str | None:
@@ -49,6 +79,46 @@ def safe_url(text: str | None) -> str | None:
     return None
 
 
+_LINKABLE = re.compile(r"(?P<url>https?://[^\s<>\"'`]+)|(?P<arxiv>arXiv:\s?(?P<aid>\d{4}\.\d{4,5}(?:v\d+)?))",
+                       re.IGNORECASE)
+
+
+def linkify(text: str | None) -> list[tuple[str, str | None]]:
+    """``text`` cut into (text, href) parts: http(s) URLs and ``arXiv:NNNN.NNNNN`` ids become links, the rest
+    stays text. Nothing else ever becomes an ``href`` (a ``javascript:`` source stays text)."""
+    if not text:
+        return []
+    text = str(text)
+    parts: list[tuple[str, str | None]] = []
+    pos = 0
+    for m in _LINKABLE.finditer(text):
+        start, end = m.span()
+        if m.group("url"):
+            url = m.group("url")
+            trimmed = url.rstrip(".,;:!?)]}")
+            # Keep a closing parenthesis that belongs to the URL (Wikipedia-style).
+            while trimmed.count("(") > trimmed.count(")") and len(trimmed) < len(url) and url[len(trimmed)] == ")":
+                trimmed += ")"
+            end = start + len(trimmed)
+            href = safe_url(trimmed)
+        else:
+            href = f"https://arxiv.org/abs/{m.group('aid')}"
+        if start > pos:
+            parts.append((text[pos:start], None))
+        parts.append((text[start:end], href))
+        pos = end
+    if pos < len(text):
+        parts.append((text[pos:], None))
+    # Merge adjacent text parts (a trimmed URL's tail).
+    merged: list[tuple[str, str | None]] = []
+    for t, h in parts:
+        if merged and h is None and merged[-1][1] is None:
+            merged[-1] = (merged[-1][0] + t, None)
+        else:
+            merged.append((t, h))
+    return merged
+
+
 def _timestamp() -> str:
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     when = _dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc) if epoch and epoch.isdigit() else \
@@ -56,62 +126,384 @@ def _timestamp() -> str:
     return when.strftime("%Y-%m-%d %H:%M UTC")
 
 
-_STATUS_ORDER = {"invalid": 0, "fail": 1, "warn": 2, "pass": 3}
+# ------------------------------------------------------------------------------------ inline assets + CSP
+
+
+def _sha256(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+
+
+@lru_cache(maxsize=1)
+def assets() -> dict[str, Any]:
+    """The inline stylesheet and script, and the Content-Security-Policy that allows exactly them."""
+    folder = templates_dir()
+    css = (folder / "report.css").read_text(encoding="utf-8")
+    js = (folder / "report.js").read_text(encoding="utf-8")
+    if "</style" in css.lower() or "</script" in js.lower() or "<!--" in js:
+        raise ValueError("an inline asset would end its element early")
+    policy = "; ".join([
+        "default-src 'none'",
+        f"style-src '{_sha256(css)}'",
+        f"script-src '{_sha256(js)}'",
+        "img-src data:",
+        "base-uri 'none'",
+        "form-action 'none'",
+        "require-trusted-types-for 'script'",
+    ])
+    return {"css": Markup(css), "script": Markup(js), "csp": policy}
+
+
+# ----------------------------------------------------------------------------------- batch-wide numbers
+
+
+def _deviation(result: AuditResult) -> np.ndarray:
+    """Per claim, how far its worst problem is off: the largest |ln(claimed / expected)| among its warnings and
+    errors (for a utilization outside its band, the distance to the band). Ranks claims of the same status."""
+    n = len(result)
+    f = result.findings
+    score = np.zeros(n)
+    if not len(f):
+        return score
+    rows = f["row"].to_numpy(dtype=int)
+    sev = f["severity"].astype(str).to_numpy()
+    rule = f["rule"].astype(str).to_numpy()
+    claimed = f["claimed"].to_numpy(dtype=float)
+    ratio = f["ratio"].to_numpy(dtype=float)
+    low, high = result.config.band
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dev = np.abs(np.log(ratio))
+        util = np.isin(rule, ("U001", "U002"))
+        band_dev = np.maximum(np.maximum(np.log(claimed / high), np.log(low / claimed)), 0.0)
+    dev = np.where(util & np.isfinite(band_dev), band_dev, dev)
+    dev = np.where(np.isfinite(dev), dev, 0.0)
+    bad = np.isin(sev, _PROBLEM)
+    np.maximum.at(score, rows[bad], dev[bad])
+    return score
+
+
+def claim_order(result: AuditResult) -> np.ndarray:
+    """Claim rows worst first: by status (invalid, fail, warn, pass), then how far off, then input order."""
+    n = len(result)
+    rank = np.fromiter((STATUS_ORDER[s] for s in result.status.tolist()), dtype=int, count=n)
+    return np.lexsort((np.arange(n), -_deviation(result), rank))
+
+
+def _pct(part: int, whole: int) -> str:
+    if whole == 0:
+        return "—"
+    v = 100.0 * part / whole
+    if 0 < v < 1:
+        return "<1 %"
+    if 99 < v < 100:
+        return ">99 %"
+    return f"{v:.0f} %"
+
+
+def _ratio_rows(result: AuditResult) -> list[dict[str, Any]]:
+    """The distribution of claimed / implied for every relation that checked claims, and of MFU."""
+    f = result.findings
+    out: list[dict[str, Any]] = []
+    rule = f["rule"].astype(str).to_numpy()
+    sev = f["severity"].astype(str).to_numpy()
+    ratio = f["ratio"].to_numpy(dtype=float)
+    for code, cls in RULES.items():
+        if not issubclass(cls, RelationRule):
+            continue
+        mask = (rule == code) & np.isfinite(ratio) & (ratio > 0)
+        n = int(mask.sum())
+        if n == 0:
+            continue
+        r = ratio[mask]
+        s = sev[mask]
+        p05, med, p95 = np.quantile(r, [0.05, 0.5, 0.95])
+        ok_tol, warn_tol = result.config.tolerances[code]
+        out.append({
+            "code": code, "name": cls.name, "what": f"claimed ÷ implied by {cls.formula}", "n": n,
+            "median": fmt.ratio(float(med)), "p05": fmt.ratio(float(p05)), "p95": fmt.ratio(float(p95)),
+            "ok": _pct(int((s == "ok").sum()), n), "warning": _pct(int((s == "warning").sum()), n),
+            "error": _pct(int((s == "error").sum()), n),
+            "tolerance": f"ok within {fmt.sig(ok_tol)}x, warning within {fmt.sig(warn_tol)}x",
+        })
+    mfu = result.q["mfu"].to_numpy(dtype=float)
+    mfu = mfu[np.isfinite(mfu)]
+    if len(mfu):
+        low, high = result.config.band
+        p05, med, p95 = np.quantile(mfu, [0.05, 0.5, 0.95])
+        n = len(mfu)
+        out.append({
+            "code": "MFU", "name": "utilization", "what": "model FLOPs utilization, claimed or derived", "n": n,
+            "median": fmt.value("mfu", float(med)), "p05": fmt.value("mfu", float(p05)),
+            "p95": fmt.value("mfu", float(p95)),
+            "ok": _pct(int(((mfu >= low) & (mfu <= high)).sum()), n),
+            "warning": _pct(int((((mfu < low) | (mfu > high)) & (mfu <= 1)).sum()), n),
+            "error": _pct(int((mfu > 1).sum()), n),
+            "tolerance": f"band {fmt.sig(low * 100)}-{fmt.sig(high * 100)} %, at most 100 %",
+        })
+    return out
+
+
+def _top_rules(result: AuditResult) -> list[dict[str, Any]]:
+    """Rules with warnings or errors, most claims affected first."""
+    f = result.findings
+    if not len(f):
+        return []
+    sev = f["severity"].astype(str)
+    bad = f.loc[sev.isin(_PROBLEM).to_numpy(), ["row", "rule"]].assign(severity=sev[sev.isin(_PROBLEM)])
+    if not len(bad):
+        return []
+    claims = bad.groupby("rule")["row"].nunique()
+    errors = (bad["severity"] == "error").groupby(bad["rule"]).sum()
+    warnings = (bad["severity"] == "warning").groupby(bad["rule"]).sum()
+    out = []
+    for code in sorted(claims.index, key=lambda c: (-int(claims[c]), str(c))):
+        out.append({"code": str(code), "name": RULES[code].name, "summary": RULES[code].summary(),
+                    "claims": int(claims[code]), "errors": int(errors.get(code, 0)),
+                    "warnings": int(warnings.get(code, 0))})
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ charts
+
+
+def _charts(result: AuditResult, anchors: dict[int, str]) -> list[dict[str, Any]]:
+    """The figures: per-claim charts for small batches, histograms for large ones."""
+    n = len(result)
+    q = result.q
+    f = result.findings
+    band = result.config.band
+    rows_f = f["row"].to_numpy(dtype=int)
+    rule_f = f["rule"].astype(str).to_numpy()
+    sev_f = f["severity"].astype(str).to_numpy()
+    ratio_f = f["ratio"].to_numpy(dtype=float)
+    mfu = q["mfu"].to_numpy(dtype=float)
+    has_mfu = np.flatnonzero(np.isfinite(mfu))
+    charts: list[dict[str, Any]] = []
+    low, high = band
+    if n <= CHART_POINTS_MAX:
+        ids = result.claims.info["id"].astype(str).tolist()
+        names = result.claims.info["name"].tolist()
+        mfu_src = result.source["mfu"].tolist()
+        u_sev = {int(r): s for r, s, c in zip(rows_f, sev_f, rule_f) if c == "U001"}
+        if len(has_mfu):
+            points = [svg.UtilizationPoint(id=ids[r], label=str(names[r] or ids[r]), value=float(mfu[r]),
+                                           source=str(mfu_src[r]), severity=u_sev.get(int(r), "info"),
+                                           href="#" + anchors[r] if r in anchors else None) for r in has_mfu]
+            outside = sum(1 for p in points if not (low <= p.value <= high))
+            charts.append({
+                "id": "chart-mfu", "title": "Implied utilization per claim",
+                "caption": (f"Model FLOPs utilization of the {len(points)} claims that state it or let it be derived "
+                            f"(hollow marks: derived from compute, chip-hours and the datasheet peak), against the "
+                            f"plausible band {fmt.sig(low * 100)}-{fmt.sig(high * 100)} % ({outside} outside). "
+                            f"Shape and colour give the U001 verdict; hover a mark for its numbers, click it for "
+                            f"the claim."),
+                "svg": Markup(svg.utilization_chart(points, band)),
+            })
+        c_rows = [(int(r), s) for r, s, c in zip(rows_f, sev_f, rule_f) if c == "C001"]
+        if c_rows:
+            n_eff = q["n_eff"].to_numpy(dtype=float)
+            tokens = q["tokens"].to_numpy(dtype=float)
+            compute = q["compute_flops"].to_numpy(dtype=float)
+            c_src = result.source["compute_flops"].tolist()
+            cpoints = [svg.ComputePoint(id=ids[r], label=str(names[r] or ids[r]), claimed=float(compute[r]),
+                                        expected=6.0 * (float(n_eff[r]) * float(tokens[r])), severity=s,
+                                        source=str(c_src[r]), href="#" + anchors[r] if r in anchors else None)
+                       for r, s in c_rows]
+            ok, warn = result.config.tolerances["C001"]
+            bad = sum(1 for p in cpoints if p.severity != "ok")
+            charts.append({
+                "id": "chart-compute", "title": "Claimed against implied compute",
+                "caption": (f"Each mark is a claim whose compute, parameters and tokens are all known ({len(cpoints)}"
+                            f"; {bad} off by more than {fmt.sig(ok)}x). On the diagonal the stated compute equals "
+                            f"6·N·D; the shaded band is the ok tolerance ({fmt.sig(ok)}x), the dashed lines the "
+                            f"warning limit ({fmt.sig(warn)}x). Hollow marks: compute derived from the hardware."),
+                "svg": Markup(svg.compute_chart(cpoints, (ok, warn))),
+            })
+        return charts
+    # Large batches: distributions.
+    if len(has_mfu):
+        vals = mfu[has_mfu]
+        charts.append({
+            "id": "chart-mfu", "title": "Distribution of implied utilization",
+            "caption": (f"Model FLOPs utilization of the {len(vals):,} claims that state it or let it be derived; "
+                        f"{int(((vals < low) | (vals > high)).sum()):,} lie outside the plausible band and "
+                        f"{int((vals > 1).sum()):,} above 100 % of peak (the bar on the right)."),
+            "svg": Markup(svg.utilization_histogram(vals.tolist(), band)),
+        })
+    for code, cls in RULES.items():
+        if not issubclass(cls, RelationRule):
+            continue
+        mask = (rule_f == code) & np.isfinite(ratio_f) & (ratio_f > 0)
+        if not mask.any():
+            continue
+        tol = result.config.tolerances[code]
+        r = ratio_f[mask]
+        charts.append({
+            "id": f"chart-{code}", "title": f"{code} {cls.name}: claimed ÷ implied",
+            "caption": (f"{len(r):,} claims checked by {cls.formula}; the shaded interval is within {fmt.sig(tol[0])}x "
+                        f"(ok), the dashed lines the warning limit ({fmt.sig(tol[1])}x). Bars at the ends count "
+                        f"ratios beyond 16x either way."),
+            "svg": Markup(svg.ratio_histogram(r.tolist(), tol, f"{code} {cls.name}: claimed ÷ implied",
+                                              f"Claimed ÷ implied by {cls.formula} (log scale)")),
+        })
+    return charts
+
+
+# ----------------------------------------------------------------------------------------------- claims
+
+
+def _doc_paragraphs(doc: str) -> list[Markup]:
+    """A rule's docstring as paragraphs: the text escaped first, then ``**bold**`` and ```code``` marked up."""
+    out = []
+    for para in re.split(r"\n\s*\n", doc.strip()):
+        text = str(escape(" ".join(para.split())))
+        text = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
+        text = re.sub(r"``(.+?)``", r"<code>\1</code>", text)
+        text = re.sub(r"\*(.+?)\*", r"<em>\1</em>", text)
+        out.append(Markup(text))
+    return out
+
+
+def _rule_tolerance(result: AuditResult, code: str) -> str | None:
+    cfg = result.config
+    if code in cfg.tolerances:
+        ok, warn = cfg.tolerances[code]
+        return (f"ok within a factor {fmt.sig(ok)}, warning within {fmt.sig(warn)}, error beyond. "
+                f"{cfg.reasons.get(code, '')}").strip()
+    if code in ("U001", "U002"):
+        low, high = cfg.band
+        return f"plausible band {fmt.sig(low * 100)}-{fmt.sig(high * 100)} %. {cfg.reasons.get('band', '')}".strip()
+    if code == "M001":
+        return f"{fmt.sig(cfg.bytes_per_param)} bytes per parameter. {cfg.reasons.get('bytes_per_param', '')}".strip()
+    return None
+
+
+def _finding_view(f: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "severity": f["severity"], "symbol": SYMBOLS.get(f["severity"], "●"), "rule": f["rule"], "name": f["name"],
+        "message": f["message"], "formula": f["formula"],
+        # Findings may carry an explanation (a likely cause); render it when present.
+        "explanation": f.get("explanation") or None,
+    }
+
+
+def _claim_view(result: AuditResult, row: int, findings: list, rank: int, problem_rules: list[str]) -> dict[str, Any]:
+    rec = claim_record(result, row, findings)
+    views = [_finding_view(f) for f in sorted(rec["findings"], key=lambda f: -SEVERITY_RANK[f["severity"]])]
+    hw = rec["hardware"]
+    datasheet = None
+    if hw["accelerator"]:
+        a = load_catalog().by_id(hw["accelerator"])
+        datasheet = {"name": a.name, "compute": linkify(a.source_compute), "memory": linkify(a.source_memory)}
+    stated, derived = [], []
+    for name, v in rec["quantities"].items():
+        if v["source"] == "claimed":
+            stated.append({"label": label(name), "text": v.get("text") or "", "display": v["display"]})
+        else:
+            rule = v.get("rule")
+            inputs: list[str] = []
+            cls = RULES.get(rule) if rule else None
+            if cls is not None and issubclass(cls, RelationRule):
+                subject = "n_eff" if name == "params" else name
+                inputs = [label(x) for x in cls.relation.quantities if x != subject]
+            derived.append({"label": label(name), "display": v["display"], "source": v["source"],
+                            "how": v.get("how") or "", "rule": rule if rule in RULES else None, "inputs": inputs})
+    mfu = rec["quantities"].get("mfu")
+    return {
+        "anchor": f"claim-{row}", "row_index": row, "rank": rank,
+        "id": str(rec["id"]), "name": str(rec["name"] or ""), "status": rec["status"],
+        "symbol": SYMBOLS[rec["status"]],
+        "source": linkify(rec["source"]),
+        "file": rec["input"]["file"], "row": rec["input"]["row"],
+        "hardware": {"text": hw["text"] or "", "precision": hw["precision"] or "",
+                     "assumed": hw["precision_assumed"]},
+        "datasheet": datasheet,
+        "stated": stated, "derived": derived,
+        "problems": [v for v in views if v["severity"] in _PROBLEM],
+        "passed": [v for v in views if v["severity"] not in _PROBLEM],
+        "rules": problem_rules,
+        "mfu": "" if mfu is None else repr(float(mfu["value"])),
+        "extra": [(k, str(v)) for k, v in rec["extra"].items()],
+    }
 
 
 def context(result: AuditResult, title: str = "train-audit report") -> dict[str, Any]:
     """The template's context: every string and number already computed."""
     n = len(result)
-    order = sorted(range(n), key=lambda r: (_STATUS_ORDER[result.status.iat[r]], r))
-    detailed_rows = order[:MAX_DETAILED] if n > MAX_DETAILED else list(range(n))
-    grouped = findings_by_row(result, rows=detailed_rows)
-    catalog = load_catalog()
-    claims = []
-    for row in detailed_rows:
-        findings = grouped.get(row, [])
-        rec = claim_record(result, row, findings)
-        findings_view = sorted(rec["findings"], key=lambda f: -SEVERITY_RANK[f["severity"]])
-        accel = rec["hardware"]["accelerator"]
-        datasheet = None
-        if accel:
-            a = catalog.by_id(accel)
-            datasheet = {"name": a.name, "source": a.source_compute}
-        claims.append({
-            "anchor": f"claim-{row}",
-            "id": rec["id"],
-            "name": rec["name"] or "",
-            "source": rec["source"] or "",
-            "source_url": safe_url(rec["source"]),
-            "status": rec["status"],
-            "file": rec["input"]["file"],
-            "row": rec["input"]["row"],
-            "hardware": rec["hardware"],
-            "datasheet": datasheet,
-            "quantities": [
-                {"name": k, "label": label(k), **v, "text": v.get("text"), "how": v.get("how")}
-                for k, v in rec["quantities"].items()
-            ],
-            "findings": findings_view,
-            "problems": sum(1 for f in findings_view if f["severity"] in ("warning", "error")),
-            "extra": [(k, str(v)) for k, v in rec["extra"].items()],
+    order = claim_order(result)
+    detailed: list[int] = [int(r) for r in order[:MAX_DETAILED]]
+    anchors = {r: f"claim-{r}" for r in detailed}
+    f = result.findings
+    f_rows = f["row"].to_numpy(dtype=int)
+    f_rule = f["rule"].astype(str).to_numpy()
+    f_bad = f["severity"].astype(str).isin(_PROBLEM).to_numpy()
+    shown = np.isin(f_rows, detailed) & f_bad
+    rules_of: dict[int, set[str]] = {}
+    for r, code in zip(f_rows[shown].tolist(), f_rule[shown].tolist()):
+        rules_of.setdefault(r, set()).add(code)
+
+    grouped = findings_by_row(result, rows=np.array(detailed, dtype=int))
+    claims = [_claim_view(result, row, grouped.get(row, []), rank, sorted(rules_of.get(row, ())))
+              for rank, row in enumerate(detailed)]
+
+    mfu = result.q["mfu"].to_numpy(dtype=float)
+    mfu_src = result.source["mfu"].tolist()
+    hw = result.hardware
+    accel_names = hw["accelerator_name"].tolist()
+    hw_text = hw["hardware_text"].tolist()
+    table = []
+    for c in claims:
+        r = c["row_index"]
+        m = mfu[r]
+        table.append({
+            "anchor": c["anchor"], "id": c["id"], "name": c["name"], "status": c["status"], "symbol": c["symbol"],
+            "rank": c["rank"], "row_index": r, "rules": c["rules"], "mfu_value": c["mfu"],
+            "mfu": "" if not math.isfinite(m) else fmt.value("mfu", float(m)),
+            "mfu_derived": math.isfinite(m) and mfu_src[r] != "claimed",
+            "hardware": str(accel_names[r] or hw_text[r] or ""),
         })
-    table = [{"anchor": f"claim-{row}", "id": result.claims.info.at[row, "id"],
-              "name": result.claims.info.at[row, "name"] or "", "status": result.status.iat[row],
-              "detailed": True} for row in detailed_rows]
+
+    worst = []
+    for c in claims[:WORST_LISTED]:
+        if c["status"] == "pass" or not (c["problems"] or c["status"] == "invalid"):
+            break
+        head = c["problems"][0] if c["problems"] else None
+        worst.append({"anchor": c["anchor"], "id": c["id"], "name": c["name"], "status": c["status"],
+                      "symbol": c["symbol"], "headline": head, "more": max(len(c["problems"]) - 1, 0)})
+
     s = summary(result)
-    top_rules = [{"code": code, "name": RULES[code].name, "summary": RULES[code].summary(), "count": count}
-                 for code, count in sorted(s["rules"].items(), key=lambda kv: (-kv[1], kv[0]))]
-    used_rules = sorted(set(result.findings["rule"].tolist()))
+    rule_counts: dict[str, int] = {}
+    for codes in rules_of.values():
+        for code in codes:
+            rule_counts[code] = rule_counts.get(code, 0) + 1
+    filter_rules = [{"code": code, "name": RULES[code].name, "count": rule_counts[code]}
+                    for code in sorted(rule_counts)]
+    shown_status = {st: 0 for st in STATUS_ORDER}
+    for c in claims:
+        shown_status[c["status"]] += 1
+    used_rules = sorted(set(f_rule.tolist()))
     return {
+        **assets(),
         "title": title,
         "version": __version__,
         "generated": _timestamp(),
-        "summary": s,
-        "top_rules": top_rules,
+        "n": n,
+        "counts": [{"status": st, "symbol": SYMBOLS[st], "count": s["status"][st], "pct": _pct(s["status"][st], n)}
+                   for st in ("fail", "invalid", "warn", "pass")],
+        "severities": [{"severity": sev, "symbol": SYMBOLS[sev], "count": s["findings"][sev]}
+                       for sev in ("error", "warning", "info", "ok")],
+        "worst": worst,
+        "top_rules": _top_rules(result),
+        "ratios": _ratio_rows(result) if n > 1 else [],
+        "charts": _charts(result, anchors),
+        "filter_status": [{"status": st, "symbol": SYMBOLS[st], "count": shown_status[st]}
+                          for st in ("fail", "invalid", "warn", "pass") if shown_status[st]],
+        "filter_rules": filter_rules,
         "claims": claims,
         "table": table,
-        "hidden": n - len(detailed_rows),
-        "rules": [{"code": c, "name": RULES[c].name, "doc": RULES[c].doc(), "formula": RULES[c].formula}
+        "hidden": n - len(detailed),
+        "max_detailed": MAX_DETAILED,
+        "rules": [{"code": c, "name": RULES[c].name, "formula": RULES[c].formula,
+                   "doc": _doc_paragraphs(RULES[c].doc()), "tolerance": _rule_tolerance(result, c)}
                   for c in used_rules],
     }
 
@@ -119,3 +511,7 @@ def context(result: AuditResult, title: str = "train-audit report") -> dict[str,
 def render(result: AuditResult, title: str = "train-audit report") -> str:
     """The audit as one self-contained HTML page."""
     return environment().get_template("report.html.j2").render(**context(result, title))
+
+
+__all__: Sequence[str] = ("render", "context", "safe_url", "linkify", "environment", "MAX_DETAILED",
+                          "CHART_POINTS_MAX", "claim_order", "assets")

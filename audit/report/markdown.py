@@ -40,7 +40,9 @@ def render(result: AuditResult, title: str = "train-audit report", limit: int = 
             continue
         details.append(f"\n**{_cell(info.at[row, 'id'])}**\n")
         for f in bad:
-            details.append(f"- **{f.severity}** `{f.rule}` {_cell(f.message)}  \n  `{f.formula.replace('`', '')}`")
+            # An invalid value names its field: the message alone ("cannot read '5 apples' as a count") does not.
+            field = f"`{_cell(f.quantity).replace('`', '')}`: " if f.rule == "V001" and f.quantity else ""
+            details.append(f"- **{f.severity}** `{f.rule}` {field}{_cell(f.message)}  \n  `{f.formula.replace('`', '')}`")
     if details:
         lines += ["", "<details><summary>Findings</summary>", "", *details, "", "</details>"]
     return "\n".join(lines) + "\n"

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 from audit import formatting as fmt
 from audit.api import SHOWN_QUANTITIES, derivation, summary
 from audit.engine import AuditResult
-from audit.findings import findings_by_row, label
+from audit.findings import Finding, findings_by_row, label
 
 Style = Callable[[str, str], str]
 
@@ -19,9 +20,30 @@ def _plain(text: str, _color: str) -> str:
     return text
 
 
+# Characters that would let a claim file steer the terminal or reorder what it shows: C0/C1 controls (ESC
+# starts an ANSI sequence, CR overwrites the line, a newline breaks the layout) and Unicode bidi overrides.
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _safe(text: object) -> str:
+    """Text from an input file as one printable line: whitespace controls become spaces, others escapes."""
+    s = "" if text is None else str(text)
+    return _UNSAFE.sub(lambda m: " " if m.group() in "\t\n\r" else
+                       (f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}"), s)
+
+
 def _cut(text: str | None, width: int) -> str:
-    text = "" if text is None else str(text)
+    text = _safe(text)
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _message(f: Finding) -> str:
+    """A finding's message; an invalid value names its field (``params: cannot read '5 apples' ...``)."""
+    message = _safe(f.message)
+    quantity = f.quantity
+    if f.rule == "V001" and quantity and not message.startswith(f"{quantity}:"):
+        return f"{quantity}: {message}"
+    return message
 
 
 def render(result: AuditResult, style: Style = _plain, show_ok: bool = False) -> str:
@@ -51,13 +73,16 @@ def render(result: AuditResult, style: Style = _plain, show_ok: bool = False) ->
         if not shown:
             continue
         name = info.at[row, "name"] or ""
-        lines.append(style(f"{info.at[row, 'id']}", "bold") + (f"  {name}" if name and name != info.at[row, 'id'] else "")
-                     + f"  [{info.at[row, 'file']}:{info.at[row, 'row']}]")
+        claim_id = _safe(info.at[row, "id"])
+        lines.append(style(claim_id, "bold") + (f"  {_safe(name)}" if name and name != info.at[row, 'id'] else "")
+                     + f"  [{_safe(info.at[row, 'file'])}:{info.at[row, 'row']}]")
         for f in shown:
             sev = style(f"{f.severity:<7}", _SEVERITY_COLOR[f.severity])
-            lines.append(f"  {sev} {f.rule} {f.message}")
-            if f.formula and f.rule.startswith(("C", "M", "U003")):
-                lines.append(f"          {f.formula}")
+            lines.append(f"  {sev} {f.rule} {_message(f)}")
+            if f.formula and f.rule.startswith(("C", "M", "U003")) and f.rule != "C009":
+                lines.append(f"          {_safe(f.formula)}")
+            for e in f.explanations[:2]:
+                lines.append(f"          likely cause: {_safe(e['text'])}")
         lines.append("")
     s = summary(result)
     counts = ", ".join(f"{v} {k}" for k, v in s["status"].items())
@@ -76,11 +101,11 @@ def render_estimate(result: AuditResult, style: Style = _plain) -> str:
         lines.append(f"{label(name):<26} {fmt.value(name, float(v)):>20}  {src}")
         how = derivation(result, 0, name)
         if how:
-            lines.append(f"{'':<26} {'':>20}  {how}")
+            lines.append(f"{'':<26} {'':>20}  {_safe(how)}")
     grouped = findings_by_row(result).get(0, [])
     bad = [f for f in grouped if f.severity != "ok"]
     if bad:
         lines.append("")
         for f in bad:
-            lines.append(f"{style(f.severity, _SEVERITY_COLOR[f.severity])} {f.rule} {f.message}")
+            lines.append(f"{style(f.severity, _SEVERITY_COLOR[f.severity])} {f.rule} {_message(f)}")
     return "\n".join(lines) + "\n"

@@ -1,0 +1,173 @@
+"""Explanations: test a discrepancy's ratio against a library of known causes (``audit/data/causes.csv``).
+
+Each cause has an exact factor (1000 for a unit prefix, 8.64e19 for PF-days, 24 for GPU-days, the chip count,
+total/active parameters, ...) or a range (goodput, a rate between the dense and sparse peak). For every finding
+that is not ``ok``, the ratio claimed/expected is divided by each applicable factor (in the direction that
+helps); a cause *fits* when the corrected ratio falls within the rule's ``ok`` tolerance. Explanations are data
+beside the findings: they never change a severity, they say what the figure would be if the cause were fixed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from audit.claims import Claims
+from audit.engine import Config
+from audit.resources import data_path
+
+EXPLANATION_COLUMNS = ("finding", "rank", "cause", "factor", "direction", "corrected", "fit")
+
+#: Rules whose finding is a value against a band (the correction must land inside the band).
+BAND_RULES = frozenset({"U001", "U002"})
+
+#: Dynamic factors: computed per claim from its quantities.
+_DYNAMIC = ("chips", "moe", "epochs", "embeddings")
+
+#: A mixture-of-experts hint needs an active share in this range (DeepSeek-V3: 37/671 = 5.5 %; Mixtral 13/47).
+MOE_SHARE = (0.02, 0.7)
+
+
+@dataclass(frozen=True)
+class Cause:
+    """A known reason for a discrepancy."""
+
+    code: str
+    name: str
+    factor: str
+    kind: str
+    applies: frozenset[str]
+    description: str
+    reference: str
+    #: How common the cause is, 0-1: ranks causes that fit equally well (words-for-tokens is rare today).
+    weight: float = 1.0
+
+
+@lru_cache(maxsize=1)
+def load_causes() -> tuple[Cause, ...]:
+    """The library of causes."""
+    frame = pd.read_csv(data_path("causes.csv"), dtype=str, keep_default_na=False)
+    return tuple(Cause(code=r["code"], name=r["name"], factor=r["factor"], kind=r["kind"],
+                       applies=frozenset(r["applies"].split()), description=r["description"],
+                       reference=r["reference"], weight=float(r["weight"] or 1.0)) for _, r in frame.iterrows())
+
+
+def causes_by_code() -> dict[str, Cause]:
+    """Causes keyed by code."""
+    return {c.code: c for c in load_causes()}
+
+
+def _dynamic_factor(name: str, q: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
+    def col(c: str) -> np.ndarray:
+        return q[c].to_numpy(dtype=float)[rows]
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if name == "chips":
+            return col("chips")
+        if name == "moe":
+            return col("params") / col("active_params")
+        if name == "epochs":
+            return col("epochs")
+        if name == "embeddings":
+            p = col("params")
+            return p / (p - col("vocab_size") * col("d_model"))
+    raise KeyError(name)
+
+
+def explain(findings: pd.DataFrame, q: pd.DataFrame, claims: Claims, config: Config) -> pd.DataFrame:
+    """Explanations for every finding worse than ``info``, best first (at most three per finding)."""
+    sev = findings["severity"].astype(str).to_numpy()
+    rules = findings["rule"].to_numpy(dtype=object)
+    target = np.flatnonzero(np.isin(sev, ["warning", "error"]))
+    parts: list[pd.DataFrame] = []
+    if len(target) == 0:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in EXPLANATION_COLUMNS})
+    rows = findings["row"].to_numpy(dtype=int)[target]
+    ratio = findings["ratio"].to_numpy(dtype=float)[target]
+    claimed = findings["claimed"].to_numpy(dtype=float)[target]
+    rule_t = rules[target]
+    band_rule = np.isin(rule_t, list(BAND_RULES))
+    ok_tol = np.array([config.tolerances.get(r, (1.25, 2.0))[0] for r in rule_t])
+    low, high = config.band
+    log_r = np.log(np.abs(ratio))
+    for cause in load_causes():
+        applies = np.isin(rule_t, list(cause.applies))
+        if cause.kind not in ("factor", "range") or not applies.any():
+            continue
+        if cause.factor in _DYNAMIC:
+            factor = _dynamic_factor(cause.factor, q, rows)
+        else:
+            factor = np.full(len(target), float(cause.factor))
+        valid = applies & np.isfinite(factor) & (factor > 1.0001)
+        if not valid.any():
+            continue
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_f = np.log(factor)
+        if cause.kind == "range":
+            spread = np.abs(log_r)
+            fits = valid & ~band_rule & (spread > 1e-12) & (spread <= log_f + 1e-12)
+            score = np.full(len(target), 0.5) + (1 - cause.weight)  # a range is a weaker match than a factor
+            direction = np.sign(log_r)
+            corrected = np.full(len(target), np.nan)
+        else:
+            # Divide the ratio by the factor in the direction that brings it towards 1 (or into the band).
+            direction = np.where(band_rule, np.where(claimed > high, 1.0, -1.0), np.sign(log_r))
+            log_corr = np.where(band_rule, np.log(np.abs(claimed)) - direction * log_f, log_r - direction * log_f)
+            corrected = np.exp(log_corr)
+            in_band = (corrected >= low) & (corrected <= high)
+            fits_ratio = np.abs(log_corr) <= np.log(ok_tol) + 1e-12
+            # A utilization is explained only when it is too high: a low one has too many innocent causes.
+            fits = valid & np.where(band_rule, in_band & (claimed > high), fits_ratio & (np.abs(log_corr) < np.abs(log_r)))
+            # Closeness of the fix, in units of the rule's tolerance, plus a penalty for a rare cause.
+            score = np.where(band_rule, np.abs(log_corr - np.log(0.4)) / 10, np.abs(log_corr) / np.log(ok_tol))
+            score = score + (1 - cause.weight)
+        idx = np.flatnonzero(fits)
+        if len(idx) == 0:
+            continue
+        parts.append(pd.DataFrame({
+            "finding": target[idx],
+            "cause": cause.code,
+            "factor": factor[idx],
+            "direction": direction[idx],
+            "corrected": corrected[idx],
+            "fit": np.where(cause.kind == "range", "in range", "within tolerance"),
+            "score": score[idx],
+        }))
+    parts.extend(_moe_hints(findings, target, q, config))
+    if not parts:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in EXPLANATION_COLUMNS})
+    out = pd.concat(parts, ignore_index=True)
+    out = out.sort_values(["finding", "score", "cause"], kind="stable")
+    out["rank"] = out.groupby("finding").cumcount() + 1
+    out = out[out["rank"] <= 3].reset_index(drop=True)
+    return out[list(EXPLANATION_COLUMNS)]
+
+
+def _moe_hints(findings: pd.DataFrame, target: np.ndarray, q: pd.DataFrame, config: Config) -> list[pd.DataFrame]:
+    """A compute or utilization figure that fits a fraction of the total parameters (no active count stated):
+    'consistent with about 37B active of 671B parameters'."""
+    rules = findings["rule"].to_numpy(dtype=object)[target]
+    quantity = findings["quantity"].to_numpy(dtype=object)[target]
+    rows = findings["row"].to_numpy(dtype=int)[target]
+    ratio = findings["ratio"].to_numpy(dtype=float)[target]
+    no_active = np.isnan(q["active_params"].to_numpy(dtype=float)[rows]) & \
+        ~np.isnan(q["params"].to_numpy(dtype=float)[rows])
+    # C = 6ND with N the total: the claimed compute is the active share of it.
+    share = np.where(np.isin(rules, ["C001", "C007"]) & (quantity == "compute_flops"), ratio,
+                     np.where((rules == "C003") & (quantity == "mfu"), ratio, np.nan))
+    hit = no_active & (share >= MOE_SHARE[0]) & (share <= MOE_SHARE[1])
+    idx = np.flatnonzero(hit)
+    if len(idx) == 0:
+        return []
+    return [pd.DataFrame({
+        "finding": target[idx],
+        "cause": "moe-active-share",
+        "factor": 1.0 / share[idx],
+        "direction": -1.0,
+        "corrected": share[idx] * q["params"].to_numpy(dtype=float)[rows[idx]],
+        "fit": "active parameters implied",
+        "score": 0.4,
+    })]

@@ -1,0 +1,173 @@
+"""The accelerator catalog: alias lookup, datasheet peaks, sources for every figure, no silent fallback."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from audit.api import check_records, to_json
+from audit.catalog import PRECISION_COLUMNS, load_catalog
+from audit.resources import data_path
+from conftest import A100_BF16, H100_SXM_BF16, MI300X_BF16, TPU_V4_BF16, one_finding
+
+# H800 SXM5: NVIDIA's H800 datasheet gives the H100 SXM5's tensor throughput (BF16 1,979 TFLOPS with sparsity,
+# i.e. 989.4 dense); only NVLink and FP64 are cut.
+H800_BF16 = H100_SXM_BF16
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+@pytest.mark.parametrize("name, accel_id, bf16_peak, memory_gb", [
+    ("H100", "h100-sxm5-80gb", H100_SXM_BF16, 80),
+    ("H100 SXM5 80GB", "h100-sxm5-80gb", H100_SXM_BF16, 80),
+    ("NVIDIA H100 80GB HBM3", "h100-sxm5-80gb", H100_SXM_BF16, 80),   # nvidia-smi's name
+    ("NVIDIA A100-SXM4-80GB", "a100-sxm4-80gb", A100_BF16, 80),       # nvidia-smi's name
+    ("A100 80GB", "a100-sxm4-80gb", A100_BF16, 80),
+    ("A100-SXM4-40GB", "a100-sxm4-40gb", A100_BF16, 40),
+    ("TPU v4", "tpu-v4", TPU_V4_BF16, None),
+    ("TPUv4", "tpu-v4", TPU_V4_BF16, None),
+    ("Google Cloud TPU v4", "tpu-v4", TPU_V4_BF16, None),
+    ("MI300X", "mi300x", MI300X_BF16, 192),                           # AMD MI300X: 192 GB HBM3
+    ("AMD Instinct MI300X", "mi300x", MI300X_BF16, 192),
+    ("H800", "h800-sxm5-80gb", H800_BF16, 80),
+    ("  nvidia   h100  ", "h100-sxm5-80gb", H100_SXM_BF16, 80),       # case, spacing and vendor words
+])
+def test_alias_resolves_to_the_datasheet_row(catalog, name, accel_id, bf16_peak, memory_gb):
+    accel = catalog.lookup(name)
+    assert accel is not None, f"{name!r} not found"
+    assert accel.id == accel_id
+    assert accel.peak_flops("bf16") == pytest.approx(bf16_peak, rel=1e-12)
+    if memory_gb is not None:
+        assert accel.memory_gb == memory_gb
+
+
+def test_tpu_v4_memory_is_32_gib(catalog):
+    # Cloud TPU v4 docs: 32 GiB HBM per chip = 32 × 2^30 bytes = 34.36 GB.
+    assert catalog.lookup("TPU v4").memory_gb * 1e9 == pytest.approx(32 * 2**30, rel=1e-3)
+
+
+def test_h100_pcie_is_a_different_row_with_its_own_peak(catalog):
+    # H100 whitepaper v1.04 Table 1: H100 PCIe BF16 756 TF dense (1,513 sparse), not the SXM5's 989.4.
+    pcie = catalog.lookup("H100 PCIe")
+    assert pcie.id == "h100-pcie-80gb"
+    assert pcie.peak_flops("bf16") == pytest.approx(756e12, rel=1e-12)
+
+
+@pytest.mark.parametrize("name, accel_id", [
+    ("H100 (PCIe)", "h100-pcie-80gb"),     # the words in parentheses name the variant
+    ("A100 (40GB)", "a100-sxm4-40gb"),
+    ("V100 (16GB)", "v100-sxm2-16gb"),
+    ("H100 (Hopper)", "h100-sxm5-80gb"),   # a remark in parentheses that names no variant is ignored
+])
+def test_parenthesized_variant_is_not_dropped(catalog, name, accel_id):
+    assert catalog.lookup(name).id == accel_id
+
+
+@pytest.mark.parametrize("name", ["H1000", "A1000", "H100X", "TPU v4 pod", "B2000", ""])
+def test_near_misses_are_unknown(catalog, name):
+    assert catalog.lookup(name) is None
+
+
+def test_h1000_close_matches_include_an_h100(catalog):
+    close = catalog.close_matches("H1000")
+    assert close, "no close matches"
+    assert any("H100" in c for c in close), close
+
+
+def test_a10_is_not_a_prefix_match(catalog):
+    # A10 (125 TF bf16 per NVIDIA's A10 datasheet) is neither an A100 nor an A10G.
+    assert catalog.lookup("A10").id == "a10"
+    assert catalog.lookup("A10").peak_flops("bf16") == pytest.approx(125e12)
+    assert catalog.lookup("A10G").id == "a10g"
+
+
+def test_volta_has_no_bf16_peak(catalog):
+    # NVIDIA V100 datasheet: no bfloat16 tensor cores; 125 TF is FP16 tensor.
+    v100 = catalog.lookup("V100")
+    assert v100.peak_flops("bf16") is None
+    assert v100.peak_flops("fp16") == pytest.approx(125e12)
+    assert v100.default_precision == "fp16"
+
+
+def test_catalog_has_at_least_40_rows(catalog):
+    assert len(catalog) >= 40
+    ids = [a.id for a in catalog]
+    assert len(set(ids)) == len(ids)
+
+
+def test_every_figure_has_a_source():
+    frame = pd.read_csv(data_path("accelerators.csv"), dtype=str, keep_default_na=False)
+    sources = {"memory_gb": "source_memory", "tdp_w": "source_tdp",
+               **{col: "source_compute" for col in PRECISION_COLUMNS.values()}}
+    missing = [(row["id"], col) for _, row in frame.iterrows() for col, src in sources.items()
+               if row[col].strip() and not row[src].strip()]
+    assert missing == []
+    # And every row states at least one peak or says why not.
+    for _, row in frame.iterrows():
+        assert row["source_compute"].strip(), row["id"]
+
+
+def test_every_alias_resolves_to_its_own_row(catalog):
+    frame = pd.read_csv(data_path("accelerators.csv"), dtype=str, keep_default_na=False)
+    for _, row in frame.iterrows():
+        for alias in [row["id"], row["name"], *[a for a in row["aliases"].split(";") if a.strip()]]:
+            hit = catalog.lookup(alias)
+            assert hit is not None and hit.id == row["id"], (alias, row["id"], hit and hit.id)
+
+
+def test_dense_peaks_are_not_sparse_headlines(catalog):
+    # NVIDIA prints 2:4-sparse figures as headlines (H100 SXM "1,979 TFLOPS"); the catalog keeps dense ones.
+    assert catalog.lookup("H100").peak_flops("bf16") < 1.5e15
+    assert catalog.lookup("A100").peak_flops("bf16") == pytest.approx(312e12)  # not 624
+
+
+# ------------------------------------------------------------------------------- unknown hardware in a claim
+
+
+def test_unknown_accelerator_gives_h001_and_no_peak():
+    doc = to_json(check_records([{"id": "h1000-run", "params": "70B", "tokens": "1.4T", "hardware": "H1000",
+                                  "chips": 2048, "chip_hours": "1M"}]))
+    claim = doc["claims"][0]
+    h001 = one_finding(claim, "H001")
+    assert h001["severity"] == "warning"
+    assert "H1000" in h001["message"]
+    assert "H100" in h001["message"].split("close matches", 1)[1]
+    assert claim["status"] == "warn"
+    assert claim["hardware"]["accelerator"] is None
+    q = claim["quantities"]
+    # No silent fallback: nothing taken from a catalog row, so nothing that needs a peak or memory.
+    for name in ("peak_flops_per_chip", "memory_per_chip", "mfu", "min_chips_memory", "achieved_flops_per_chip"):
+        assert name not in q, name
+    assert [f["rule"] for f in claim["findings"] if f["rule"] in ("C003", "C005", "C006", "M001", "U001")] == []
+
+
+def test_known_accelerator_fills_peak_and_memory_from_the_catalog():
+    doc = to_json(check_records([{"id": "a", "params": "70B", "hardware": "H100", "chips": 8}]))
+    q = doc["claims"][0]["quantities"]
+    assert q["peak_flops_per_chip"]["value"] == H100_SXM_BF16
+    assert q["peak_flops_per_chip"]["source"] == "catalog"
+    assert q["memory_per_chip"]["value"] == 80e9
+    assert q["memory_per_chip"]["source"] == "catalog"
+
+
+def test_cli_hardware_lists_and_looks_up(cli_run):
+    res = cli_run("hardware")
+    assert res.exit_code == 0, res.output
+    assert "h100-sxm5-80gb" in res.stdout and "tpu-v4" in res.stdout and "mi300x" in res.stdout
+    res = cli_run("hardware", "H100")
+    assert res.exit_code == 0, res.output
+    assert "989.4" in res.stdout
+    assert "whitepaper" in res.stdout.lower()   # the source is shown
+    res = cli_run("hardware", "MI300X", "--format", "json")
+    assert res.exit_code == 0, res.output
+    [row] = res.json()
+    assert row["id"] == "mi300x" and row["peak_tflops"]["bf16"] == pytest.approx(1307.4)
+
+
+def test_cli_hardware_unknown_is_a_usage_error_with_close_matches(cli_run):
+    res = cli_run("hardware", "H1000")
+    assert res.exit_code == 2
+    assert "H1000" in res.stderr and "H100" in res.stderr
