@@ -22,7 +22,8 @@ from audit.quantities import BY_NAME, INPUT_QUANTITIES
 from audit.rules import RULES, SEVERITIES, RelationRule
 
 #: Quantities shown for a claim, in order (internal helpers like ``n_eff`` are left out).
-SHOWN_QUANTITIES: tuple[str, ...] = (*INPUT_QUANTITIES, "tokens_per_param", "memory_per_chip", "min_chips_memory")
+SHOWN_QUANTITIES: tuple[str, ...] = (*INPUT_QUANTITIES, "flops_per_token", "recompute_factor", "tokens_per_param",
+                                     "memory_per_chip", "min_chips_memory")
 
 
 def check(paths: Sequence[str] = (), config: Config | None = None, stdin: io.BufferedReader | None = None
@@ -91,6 +92,14 @@ def derivation(result: AuditResult, row: int, name: str) -> str | None:
         return (f"compute-optimal split, {fmt.sig(cfg.tokens_per_param_optimal)} tokens per parameter "
                 f"(Hoffmann et al. 2022): N = √(C / (6 · {fmt.sig(cfg.tokens_per_param_optimal)})), "
                 f"D = {fmt.sig(cfg.tokens_per_param_optimal)} · N")
+    if name == "flops_per_token":
+        return conventions_note(result, row)
+    if name == "recompute_factor":
+        mode = result.architecture.at[row, "recompute_mode"]
+        base = "4/3: full recomputation repeats the forward pass (4 passes instead of 3)" if mode == "full" else \
+            ("1: no recomputation" if mode == "none" else "selective: the attention core's forward pass again")
+        with_arch = " (logit layer not recomputed, from the architecture)" if how == "recompute (architecture)" else ""
+        return f"activation_recompute = {mode}: r = {base}{with_arch} = {fmt.sig(float(result.q.at[row, name]), 4)}"
     if name == "tokens_per_param":
         return (f"tokens / params = {fmt.count(result.q.at[row, 'tokens'])} / "
                 f"{fmt.count(result.q.at[row, 'params'])} = {fmt.sig(float(result.q.at[row, name]), 4)}")
@@ -102,6 +111,30 @@ def derivation(result: AuditResult, row: int, name: str) -> str | None:
         values = {q: float(result.q.at[row, q]) for q in rule.relation.quantities}
         return f"{rule.code}: {substituted(rule, subject, values)}"
     return str(how) if how else None
+
+
+#: How each FLOPs-per-token convention is shown, in order.
+CONVENTION_LABELS: dict[str, str] = {
+    "megatron-general": "Megatron-LM (GQA, gated MLP, MoE)",
+    "megatron": "Narayanan et al. 2021",
+    "palm": "PaLM 6N + 12·L·H·Q·T",
+    "6N": "6N",
+}
+
+
+def conventions_note(result: AuditResult, row: int) -> str:
+    """The FLOPs per token used, and every other convention the claim's fields allow, side by side."""
+    arch = result.architecture.loc[row]
+    used = arch["flops_per_token_how"]
+    parts = []
+    for key, text in CONVENTION_LABELS.items():
+        v = arch[key]
+        if v == v and v > 0:
+            mark = " (used)" if key == used else ""
+            parts.append(f"{text}: {fmt.sci(float(v), 4)}{mark}")
+    assumed = "; head_dim assumed d_model / heads" if bool(arch["head_dim_assumed"]) else ""
+    causal = "; attention term halved for causal masking" if result.config.causal_halving else ""
+    return "FLOPs per token by convention: " + "; ".join(parts) + assumed + causal
 
 
 def catalog_note(result: AuditResult, row: int) -> str:

@@ -28,6 +28,8 @@ Design rules:
 
 from __future__ import annotations
 
+import datetime as _dt
+import decimal
 import math
 import numbers
 import re
@@ -602,9 +604,28 @@ def parse_value(value: object, kind: str) -> float:
             return float(value)
         except OverflowError:  # an int beyond the float range
             return math.inf if value > 0 else -math.inf
-    name = type(value).__name__
-    raise UnitError(f"cannot read a {name} as {_DESCRIPTION[kind]}: not a number or text",
-                    kind=kind, reason=f"unsupported type {name}")
+    if isinstance(value, decimal.Decimal):  # Parquet/Arrow decimal columns (databases export these)
+        if value.is_nan():
+            return math.nan
+        return float(value)  # beyond the float range -> inf, reported by the loader as not finite
+    what = _type_words(value)
+    raise UnitError(f"cannot read {what} as {_DESCRIPTION[kind]}: not a number or text",
+                    kind=kind, reason=f"unsupported type {type(value).__name__}")
+
+
+def _type_words(value: object) -> str:
+    """What a non-scalar cell is, in words (``a list``, ``a date/time``) for an error message."""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "binary data"
+    if isinstance(value, (_dt.datetime, _dt.date, _dt.time, np.datetime64)):
+        return "a date/time"
+    if isinstance(value, (_dt.timedelta, np.timedelta64)):
+        return "a duration"
+    return f"a {type(value).__name__}"
 
 
 def _parse_or_message(value: object, kind: str) -> tuple[float, str | None]:
@@ -612,6 +633,44 @@ def _parse_or_message(value: object, kind: str) -> tuple[float, str | None]:
         return parse_value(value, kind), None
     except UnitError as e:
         return math.nan, str(e)
+
+
+#: A number with nothing around it, as a CSV cell usually holds: ``2048``, ``-0.5``, ``3.14e23``, ``5.``.
+_PLAIN_NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+#: Characters outside every plain number; one search over the joined cells rules a column in or out.
+_NOT_PLAIN_RE = re.compile(r"[^0-9eE+\-.]")
+
+
+def _plain_numbers(uniq: list) -> tuple[np.ndarray, np.ndarray] | None:
+    """The distinct cells that are plain decimal numbers, converted in one numpy cast.
+
+    Returns (mask over ``uniq``, float values of the masked cells), or None when no cell qualifies. numpy's
+    string-to-float cast rounds correctly, like ``float()``, so the values are the ones :func:`parse_value`
+    gives; every other cell (units, thousands separators, ``nan``, whitespace) takes the full parser.
+    """
+    if not uniq:
+        return None
+    strs = [u for u in uniq if type(u) is str]  # noqa: E721 - exact str, as CSV cells are
+    if not strs:
+        return None
+    if len(strs) == len(uniq) and not _NOT_PLAIN_RE.search("+".join(strs)):
+        # Only digits, signs, dots and e: most likely all plain numbers (a clean numeric CSV column).
+        lengths = np.fromiter(map(len, strs), dtype=np.int64, count=len(strs))
+        if lengths.max(initial=0) <= MAX_TEXT_LEN:
+            try:
+                with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+                    values = np.array(strs, dtype=str).astype(np.float64)
+            except ValueError:  # a cell like "1e" or "+-": find the good ones one by one
+                pass
+            else:
+                return np.ones(len(uniq), dtype=bool), values
+    mask = np.fromiter((type(u) is str and len(u) <= MAX_TEXT_LEN and _PLAIN_NUMBER_RE.fullmatch(u) is not None
+                        for u in uniq), dtype=bool, count=len(uniq))
+    if not mask.any():
+        return None
+    picked = [u for u, m in zip(uniq, mask) if m]
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        return mask, np.array(picked, dtype=str).astype(np.float64)
 
 
 def parse_series(values: pd.Series, kind: str) -> tuple[np.ndarray, pd.Series]:
@@ -638,6 +697,26 @@ def parse_series(values: pd.Series, kind: str) -> tuple[np.ndarray, pd.Series]:
         out = values.to_numpy(dtype="float64", na_value=np.nan)
         return out, pd.Series(np.full(n, None, dtype=object), index=index, dtype=object, name=values.name)
 
+    if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
+        missing = values.isna().to_numpy(dtype=bool)
+        what = "a date/time" if pd.api.types.is_datetime64_any_dtype(dtype) else "a duration"
+        message = f"cannot read {what} as {_DESCRIPTION[kind]}: not a number or text"
+        errors = np.where(missing, None, message).astype(object)
+        return np.full(n, np.nan), pd.Series(errors, index=index, dtype=object, name=values.name)
+
+    none = pd.Series(np.full(n, None, dtype=object), index=index, dtype=object, name=values.name)
+    inferred = pd.api.types.infer_dtype(values, skipna=True) if dtype == object else ""
+    if inferred in ("integer", "floating", "mixed-integer-float"):
+        # Python numbers in an object column (JSON input): one C-level conversion. An int beyond the float
+        # range makes numpy refuse the whole column; the per-value path below turns it into inf.
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                return values.to_numpy(dtype="float64", na_value=np.nan), none
+        except (OverflowError, TypeError, ValueError):
+            pass
+    if inferred == "empty":
+        return np.full(n, np.nan), none
+
     try:
         codes, uniques = pd.factorize(values, use_na_sentinel=True)
     except TypeError:  # unhashable cells (lists, dicts): rare, so parse row by row
@@ -648,8 +727,15 @@ def parse_series(values: pd.Series, kind: str) -> tuple[np.ndarray, pd.Series]:
     uniq = list(uniques)
     parsed_u = np.empty(len(uniq) + 1, dtype="float64")
     errors_u = np.empty(len(uniq) + 1, dtype=object)
-    for k, u in enumerate(uniq):
-        parsed_u[k], errors_u[k] = _parse_or_message(u, kind)
+    errors_u[:] = None
+    plain = _plain_numbers(uniq)
+    if plain is not None:
+        done, numbers_ = plain
+        parsed_u[:-1][done] = numbers_
+    else:
+        done = np.zeros(len(uniq), dtype=bool)
+    for k in np.flatnonzero(~done):
+        parsed_u[k], errors_u[k] = _parse_or_message(uniq[k], kind)
     parsed_u[-1] = np.nan  # code -1 (missing) indexes the last slot
     errors_u[-1] = None
     out = parsed_u[codes]
@@ -658,7 +744,7 @@ def parse_series(values: pd.Series, kind: str) -> tuple[np.ndarray, pd.Series]:
     # factorize hashes True == 1 and False == 0 into one group, so a boolean may hide behind a number (or
     # the reverse). Only columns that can hold booleans (a C-level type scan says so) and only their 0/1
     # groups need a look at the rows' types, which keeps this off the hot path.
-    if dtype == object and pd.api.types.infer_dtype(values, skipna=True) in ("boolean", "mixed", "mixed-integer"):
+    if dtype == object and inferred in ("boolean", "mixed", "mixed-integer"):
         arr = values.to_numpy(dtype=object)
         for k, u in enumerate(uniq):
             if isinstance(u, str) or not isinstance(u, (numbers.Number, np.bool_)) or u not in (0, 1):

@@ -218,7 +218,7 @@ def _ratio_rows(result: AuditResult) -> list[dict[str, Any]]:
         p05, med, p95 = np.quantile(r, [0.05, 0.5, 0.95])
         ok_tol, warn_tol = result.config.tolerances[code]
         out.append({
-            "code": code, "name": cls.name, "what": f"claimed ÷ implied by {cls.formula}", "n": n,
+            "code": code, "name": cls.name, "what": cls.formula, "n": n,
             "median": fmt.ratio(float(med)), "p05": fmt.ratio(float(p05)), "p95": fmt.ratio(float(p95)),
             "ok": _pct(int((s == "ok").sum()), n), "warning": _pct(int((s == "warning").sum()), n),
             "error": _pct(int((s == "error").sum()), n),
@@ -377,6 +377,13 @@ def _rule_tolerance(result: AuditResult, code: str) -> str | None:
     return None
 
 
+#: What the derived-only quantities are computed from (relations say it themselves).
+_DERIVED_FROM: dict[str, tuple[str, ...]] = {
+    "tokens_per_param": ("tokens", "params"),
+    "min_chips_memory": ("params", "memory_per_chip"),
+}
+
+
 def _finding_view(f: dict[str, Any]) -> dict[str, Any]:
     return {
         "severity": f["severity"], "symbol": SYMBOLS.get(f["severity"], "●"), "rule": f["rule"], "name": f["name"],
@@ -405,8 +412,13 @@ def _claim_view(result: AuditResult, row: int, findings: list, rank: int, proble
             if cls is not None and issubclass(cls, RelationRule):
                 subject = "n_eff" if name == "params" else name
                 inputs = [label(x) for x in cls.relation.quantities if x != subject]
+            else:
+                inputs = [label(x) for x in _DERIVED_FROM.get(name, ())]
+            how = v.get("how") or ""
+            if rule in RULES and how.startswith(f"{rule}: "):
+                how = how[len(rule) + 2:]
             derived.append({"label": label(name), "display": v["display"], "source": v["source"],
-                            "how": v.get("how") or "", "rule": rule if rule in RULES else None, "inputs": inputs})
+                            "how": how, "rule": rule if rule in RULES else None, "inputs": inputs})
     mfu = rec["quantities"].get("mfu")
     return {
         "anchor": f"claim-{row}", "row_index": row, "rank": rank,

@@ -56,6 +56,7 @@ MUTED = "#555555"
 GRID = "#d9d9d9"
 BAND_FILL = "#cfe8f7"  # a light tint of Okabe-Ito sky blue
 BAR_FILL = OKABE_ITO["blue"]
+NEUTRAL = "#777777"
 
 
 # ------------------------------------------------------------------------------------------------ helpers
@@ -134,10 +135,11 @@ class Scale:
         return self.r0 + (v - a) / (b - a) * (self.r1 - self.r0)
 
 
-def marker(severity: str, size: float = 5.0, hollow: bool = False) -> str:
+def marker(severity: str, size: float = 5.0, hollow: bool = False, colour: str | None = None) -> str:
     """The marker of a severity, centred on the origin: circle (ok), triangle (warning), square (error),
     diamond (invalid). ``hollow`` draws the outline only (a derived rather than a claimed value)."""
-    shape, colour = MARKERS.get(severity, MARKERS["info"])
+    shape, default = MARKERS.get(severity, MARKERS["info"])
+    colour = colour or default
     if hollow:
         paint = f'fill="#ffffff" stroke="{colour}" stroke-width="2"'
     else:
@@ -300,7 +302,10 @@ def utilization_chart(points: Sequence[UtilizationPoint], band: tuple[float, flo
     parts_body.append(_text(14, top + plot_h / 2, ylab, "middle", "axis-label",
                             f'transform="rotate(-90 14 {num(top + plot_h / 2)})"'))
     items = _severity_legend(p.severity for p in pts)
-    items += [(marker("info", 5), "filled: MFU as claimed"), (marker("info", 5, hollow=True), "hollow: MFU derived")]
+    if any(p.source == "claimed" for p in pts):
+        items.append((marker("ok", 5, colour=NEUTRAL), "filled: MFU as claimed"))
+    if any(p.source != "claimed" for p in pts):
+        items.append((marker("ok", 5, hollow=True, colour=NEUTRAL), "hollow: MFU derived"))
     items.append((f'<rect x="-7" y="-6" width="14" height="12" fill="{BAND_FILL}"/>', "plausible band"))
     legend, legend_h = _legend(items, left, bottom + 62, width - left - right)
     height = bottom + 62 + legend_h + 4
@@ -344,7 +349,7 @@ def compute_chart(points: Sequence[ComputePoint], tolerance: tuple[float, float]
                   and math.isfinite(p.claimed) and math.isfinite(p.expected)), key=lambda p: p.id)
     ok, warn = tolerance
     lo, hi = _decades([p.claimed for p in pts] + [p.expected for p in pts])
-    left, top, right_pad = 78.0, 20.0, 150.0
+    left, top, right_pad = 78.0, 20.0, 40.0
     width = left + size + right_pad
     x = Scale(10.0 ** lo, 10.0 ** hi, left, left + size, log=True)
     y = Scale(10.0 ** lo, 10.0 ** hi, top + size, top, log=True)
@@ -374,7 +379,7 @@ def compute_chart(points: Sequence[ComputePoint], tolerance: tuple[float, float]
         if a_warn < span:
             body.append(f'<polyline class="warn-limit" points="{to_px(*p0)} {to_px(*p1)}" fill="none" '
                         f'stroke="{INK}" stroke-dasharray="5 4"/>')
-    body.append(_text(left + size - 6, top + 14, f"claimed = 6·N·D", "end", "", f'fill="{MUTED}"'))
+    body.append(_text(left + size - 6, top + size - 8, "diagonal: claimed = 6·N·D", "end", "", f'fill="{MUTED}"'))
 
     labelled = 0
     for p in pts:
@@ -384,7 +389,12 @@ def compute_chart(points: Sequence[ComputePoint], tolerance: tuple[float, float]
                f"ratio {r:.3g}; {SEVERITY_WORDS.get(p.severity, p.severity)}")
         label = ""
         if p.severity not in ("ok", "info") and labelled < labels_max:
-            label = _text(8, 4, shorten(p.id, 22), "start", "point-label")
+            text = shorten(p.id, 22)
+            room_left = cx - left > 7.0 * len(text) + 12
+            if p.claimed >= p.expected and room_left:
+                label = _text(-8, -6, text, "end", "point-label")
+            else:
+                label = _text(8, 14 if p.claimed < p.expected else -6, text, "start", "point-label")
             labelled += 1
         g = (f'<g class="point" transform="translate({num(cx)},{num(cy)})" data-id="{esc(p.id)}" '
              f'data-claimed="{data_num(p.claimed)}" data-expected="{data_num(p.expected)}" '
@@ -398,12 +408,13 @@ def compute_chart(points: Sequence[ComputePoint], tolerance: tuple[float, float]
     body.append(_text(16, top + size / 2, "Compute claimed (FLOP, log scale)", "middle", "axis-label",
                       f'transform="rotate(-90 16 {num(top + size / 2)})"'))
     items = _severity_legend(p.severity for p in pts)
-    items += [(marker("info", 5, hollow=True), "hollow: compute derived from hardware")]
+    if any(p.source != "claimed" for p in pts):
+        items += [(marker("ok", 5, hollow=True, colour=NEUTRAL), "hollow: compute derived from hardware")]
     items.append((f'<rect x="-7" y="-6" width="14" height="12" fill="{BAND_FILL}"/>',
                   f"within {ratio_text(ok)} (ok)"))
     items.append((f'<line x1="-8" x2="8" stroke="{INK}" stroke-dasharray="5 4"/>',
                   f"{ratio_text(warn)} (beyond: error)"))
-    legend, legend_h = _legend(items, left, top + size + 64, size + right_pad - 10)
+    legend, legend_h = _legend(items, 10, top + size + 64, width - 20)
     height = top + size + 64 + legend_h + 4
     title = "Claimed compute against 6·N·D"
     desc = (f"{len(pts)} claims; log-log axes from 1e{lo} to 1e{hi} FLOP; ok within a factor {ok:g}, "

@@ -1,0 +1,294 @@
+"""The command line: exit codes, usage errors without tracebacks, the JSON output contract, and the helpers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import DATA, PF_DAY, REPO, claim_by_id, one_finding
+
+PUBLISHED = str(DATA / "published.json")
+DOCTORED = str(DATA / "doctored.json")
+WARN_ONLY = str(DATA / "warn_only.json")
+BAD_FIELDS = str(DATA / "bad_fields.json")
+
+
+# ---------------------------------------------------------------------------------------------- exit codes
+
+
+def test_clean_file_exits_0(cli_run):
+    res = cli_run("check", PUBLISHED, "--fail-on", "fail")
+    assert res.exit_code == 0, res.output
+    assert "gpt3-175b" in res.stdout and "llama-65b" in res.stdout
+
+
+def test_bundled_corpus_exits_0(cli_run):
+    res = cli_run("check")
+    assert res.exit_code == 0, res.output
+    assert "gpt3-175b" in res.stdout
+
+
+def test_doctored_file_exits_1(cli_run):
+    res = cli_run("check", DOCTORED)
+    assert res.exit_code == 1
+    assert "C001" in res.stdout and "C002" in res.stdout and "U001" in res.stdout
+
+
+def test_invalid_claim_counts_as_failed(cli_run):
+    assert cli_run("check", BAD_FIELDS).exit_code == 1
+
+
+@pytest.mark.parametrize("fail_on, expected", [("warn", 1), ("fail", 0), ("never", 0)])
+def test_warning_only_file_and_fail_on(cli_run, fail_on, expected):
+    res = cli_run("check", WARN_ONLY, "--fail-on", fail_on)
+    assert res.exit_code == expected, res.output
+    assert "warn" in res.stdout
+
+
+def test_fail_on_never_with_a_failing_file_exits_0(cli_run):
+    assert cli_run("check", DOCTORED, "--fail-on", "never").exit_code == 0
+
+
+def test_fail_on_warn_with_a_clean_file_exits_0(cli_run):
+    assert cli_run("check", str(DATA / "gpt3_175b.json"), "--fail-on", "warn").exit_code == 0
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["check", "no-such-file.json"], "no-such-file.json"),
+    (["check", PUBLISHED, "no-such-file.json"], "no-such-file.json"),
+    (["check", str(REPO / "README.md")], "unknown file type"),
+    (["check", str(DATA / "malformed.json")], "not valid JSON"),
+    (["check", str(DATA)], "folder"),
+    (["check", PUBLISHED, "--format", "nope"], "nope"),
+    (["check", PUBLISHED, "--tolerance", "junk"], "junk"),
+    (["check", PUBLISHED, "--tolerance", "C001=2:1"], "C001=2:1"),
+    (["check", PUBLISHED, "--tolerance", "Z999=1.2:2"], "Z999"),
+    (["check", PUBLISHED, "--band", "high:low"], "--band"),
+    (["check", PUBLISHED, "--bytes-per-param", "-3"], "bytes-per-param"),
+    (["check", PUBLISHED, "--fail-on", "sometimes"], "sometimes"),
+    (["rules", "C999"], "C999"),
+    (["hardware", "H1000"], "H1000"),
+    (["frobnicate"], "frobnicate"),
+])
+def test_usage_errors_exit_2_without_a_traceback(cli_run, args, needle):
+    res = cli_run(*args)   # cli_run fails the test on any traceback or uncaught exception
+    assert res.exit_code == 2, res.output
+    assert needle in res.stderr
+    assert res.stdout == ""
+
+
+def test_empty_and_binary_files_exit_2(cli_run, tmp_path):
+    empty = tmp_path / "empty.json"
+    empty.write_text("")
+    binary = tmp_path / "blob.csv"
+    binary.write_bytes(b"\x00\x01\x02" * 100)
+    for path in (empty, binary):
+        res = cli_run("check", str(path))
+        assert res.exit_code == 2, res.output
+        assert path.name in res.stderr
+
+
+def test_json_scalar_document_exits_2(cli_run, tmp_path):
+    path = tmp_path / "scalar.json"
+    path.write_text("42")
+    res = cli_run("check", str(path))
+    assert res.exit_code == 2
+    assert "scalar.json" in res.stderr
+
+
+def test_output_file_and_refusal_to_overwrite_an_input(cli_run, tmp_path):
+    out = tmp_path / "report.json"
+    res = cli_run("check", PUBLISHED, "--format", "json", "-o", str(out))
+    assert res.exit_code == 0, res.output
+    assert json.loads(out.read_text())["summary"]["claims"] == 2
+    src = tmp_path / "in.json"
+    src.write_text((DATA / "gpt3_175b.json").read_text())
+    before = src.read_text()
+    res = cli_run("check", str(src), "-o", str(src))
+    assert res.exit_code == 2
+    assert src.read_text() == before
+
+
+def test_tolerance_override_changes_the_verdict(cli_run):
+    # 1.5 × 6ND is a C001 warning at the default 1.25:2; with C001=1.6:3 it is within the ok factor.
+    assert cli_run("check", WARN_ONLY, "--fail-on", "warn").exit_code == 1
+    assert cli_run("check", WARN_ONLY, "--fail-on", "warn", "--tolerance", "C001=1.6:3").exit_code == 0
+    # And tighter: with C001=1.1:1.4 it is an error.
+    assert cli_run("check", WARN_ONLY, "--tolerance", "C001=1.1:1.4").exit_code == 1
+
+
+def test_bytes_per_param_override(cli_run, tmp_path):
+    # 70B on 14 H100-80GB: 16 B/param needs ceil(1.12e12 / 8e10) = 14 (fits); 18 B/param needs
+    # ceil(1.26e12 / 8e10) = 16 (does not fit: M001 warning).
+    path = tmp_path / "mem.json"
+    path.write_text(json.dumps({"id": "m", "params": "70B", "hardware": "H100", "chips": 14}))
+    ok = claim_by_id(cli_run("check", str(path), "-f", "json").json(), "m")
+    assert one_finding(ok, "M001")["severity"] == "ok"
+    tight = claim_by_id(cli_run("check", str(path), "-f", "json", "--bytes-per-param", "18").json(), "m")
+    m001 = one_finding(tight, "M001")
+    assert m001["severity"] == "warning"
+    assert m001["expected"] == 16
+
+
+# ------------------------------------------------------------------------------------------ JSON contract
+
+
+FINDING_KEYS = {"rule", "severity", "quantity", "claimed", "expected", "ratio", "message", "formula"}
+
+
+def test_check_json_shape(cli_run):
+    res = cli_run("check", PUBLISHED, DOCTORED, BAD_FIELDS, "--format", "json", "--fail-on", "never")
+    assert res.exit_code == 0
+    doc = res.json()
+    assert set(doc) >= {"claims", "summary"}
+    assert len(doc["claims"]) == 7
+    for claim in doc["claims"]:
+        assert {"id", "name", "status", "quantities", "findings"} <= set(claim)
+        assert claim["status"] in {"pass", "warn", "fail", "invalid"}
+        for name, q in claim["quantities"].items():
+            assert {"value", "source"} <= set(q), name
+            assert q["source"] in {"claimed", "derived", "catalog"}, (name, q["source"])
+            assert isinstance(q["value"], (int, float)), (name, q)
+            if q["source"] == "claimed":
+                assert "text" in q
+        for f in claim["findings"]:
+            assert FINDING_KEYS <= set(f), set(f)
+            assert f["severity"] in {"ok", "info", "warning", "error"}
+            assert isinstance(f["message"], str) and f["message"]
+            assert isinstance(f["formula"], str) and f["formula"]
+    s = doc["summary"]
+    assert s["claims"] == 7
+    assert s["status"] == {"pass": 2, "warn": 0, "fail": 3, "invalid": 1} | {"pass": 3}  # published 2 + "fine"
+    assert sum(s["status"].values()) == 7
+
+
+def test_check_json_is_strict_json(cli_run):
+    # NaN / Infinity are not JSON; a cell written "Infinity" must not leak into the output as a bare token.
+    res = cli_run("check", "-", "--format", "json", "--fail-on", "never",
+                  input=b'{"id": "inf", "params": Infinity, "tokens": NaN, "compute_flops": "3640 PF-days"}')
+    assert res.exit_code == 0, res.output
+    json.loads(res.stdout, parse_constant=lambda c: pytest.fail(f"non-standard JSON constant {c}"))
+    claim = res.json()["claims"][0]
+    assert claim["status"] == "invalid"
+    assert claim["quantities"]["compute_flops"]["value"] == pytest.approx(3640 * PF_DAY)
+
+
+def test_estimate_json_shape(cli_run):
+    res = cli_run("estimate", "--params", "70B", "--tokens", "1.4T", "--hardware", "H100", "--chips", "4096",
+                  "--mfu", "0.4", "-f", "json")
+    assert res.exit_code == 0, res.output
+    doc = res.json()
+    assert "quantities" in doc
+    q = doc["quantities"]
+    assert q["compute_flops"]["value"] == pytest.approx(6 * 70e9 * 1.4e12, rel=1e-9)
+    for name, rec in q.items():
+        assert rec["source"] in {"claimed", "derived", "catalog"}
+    for f in doc.get("findings", []):
+        assert FINDING_KEYS <= set(f)
+
+
+# ---------------------------------------------------------------------------------------- other formats
+
+
+def test_csv_output_has_one_row_per_claim(cli_run):
+    import csv
+    import io
+
+    res = cli_run("check", PUBLISHED, DOCTORED, "--format", "csv", "--fail-on", "never")
+    rows = list(csv.DictReader(io.StringIO(res.stdout)))
+    assert [r["id"] for r in rows] == ["gpt3-175b", "llama-65b", "gpt3-compute-x1000",
+                                       "llama-65b-gpu-days-as-hours", "llama-65b-mfu-146"]
+    assert [r["status"] for r in rows] == ["pass", "pass", "fail", "fail", "fail"]
+    assert float(rows[0]["compute_flops"]) == pytest.approx(3640 * PF_DAY)
+
+
+def test_findings_file(cli_run, tmp_path):
+    import pandas as pd
+
+    out = tmp_path / "findings.parquet"
+    res = cli_run("check", DOCTORED, "--findings", str(out), "-o", str(tmp_path / "r.txt"))
+    assert res.exit_code == 1
+    frame = pd.read_parquet(out)
+    errors = frame[frame["severity"] == "error"]
+    assert {"C001", "C002", "U001"} <= set(errors["rule"])
+    row = errors[(errors["rule"] == "C001") & (errors["claim_id"] == "gpt3-compute-x1000")].iloc[0]
+    assert row["ratio"] == pytest.approx(1000 * 3640 * PF_DAY / (6 * 175e9 * 300e9) / 1000 * 1000, rel=1e-9)
+
+
+def test_parquet_output_refuses_a_terminal_but_writes_a_file(cli_run, tmp_path):
+    import pandas as pd
+
+    out = tmp_path / "claims.parquet"
+    res = cli_run("check", PUBLISHED, "--format", "parquet", "-o", str(out))
+    assert res.exit_code == 0, res.output
+    frame = pd.read_parquet(out)
+    assert list(frame["id"]) == ["gpt3-175b", "llama-65b"]
+
+
+def test_html_output_names_every_claim(cli_run, tmp_path):
+    out = tmp_path / "r.html"
+    res = cli_run("check", PUBLISHED, DOCTORED, "--format", "html", "-o", str(out), "--fail-on", "never")
+    assert res.exit_code == 0, res.output
+    html = out.read_text()
+    assert html.lstrip().lower().startswith("<!doctype html")
+    for claim_id in ("gpt3-175b", "llama-65b", "gpt3-compute-x1000", "llama-65b-gpu-days-as-hours"):
+        assert claim_id in html
+
+
+# -------------------------------------------------------------------------------------------- helpers
+
+
+def test_hardware_and_rules_commands(cli_run):
+    res = cli_run("hardware")
+    assert res.exit_code == 0 and "h100-sxm5-80gb" in res.stdout
+    res = cli_run("hardware", "H100")
+    assert res.exit_code == 0 and "989.4" in res.stdout
+    res = cli_run("rules")
+    assert res.exit_code == 0
+    for code in ("C001", "C002", "C003", "U001", "M001", "H001", "V001"):
+        assert code in res.stdout
+    res = cli_run("rules", "C001")
+    assert res.exit_code == 0
+    assert "6" in res.stdout and "Kaplan" in res.stdout   # the rule's formula and reference
+    res = cli_run("rules", "c002", "--format", "json")
+    [rule] = res.json()
+    assert rule["code"] == "C002" and "24" in rule["formula"]
+
+
+def test_version_and_help(cli_run):
+    res = cli_run("--version")
+    assert res.exit_code == 0 and "train-audit" in res.stdout
+    res = cli_run("check", "--help")
+    assert res.exit_code == 0 and "--fail-on" in res.stdout
+
+
+def test_python_dash_m_audit_help():
+    proc = subprocess.run([sys.executable, "-m", "audit", "--help"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    for command in ("check", "estimate", "hardware", "rules"):
+        assert command in proc.stdout
+    assert "Traceback" not in proc.stderr
+
+
+def test_python_dash_m_audit_reads_stdin():
+    proc = subprocess.run([sys.executable, "-m", "audit", "check", "-", "--format", "json"],
+                          input=(DATA / "gpt3_175b.json").read_bytes(), capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["claims"][0]["id"] == "gpt3-175b"
+    assert doc["claims"][0]["input"]["file"] == "<stdin>"
+
+
+def test_text_output_cannot_be_steered_by_control_characters(cli_run, tmp_path):
+    # A claim file is untrusted: an ESC in an id must not reach the terminal as an ANSI sequence, and a newline
+    # in a name must not forge an extra line of output.
+    path = tmp_path / "evil.json"
+    path.write_text(json.dumps({"id": "x\u001b[2Jy", "name": "ok\nerror   C001 forged line",
+                                "params": "7B", "tokens": "1T", "compute_flops": "1e30"}))
+    res = cli_run("check", str(path))
+    assert res.exit_code == 1
+    assert "\x1b" not in res.stdout
+    assert not any(line.startswith("error   C001 forged") for line in res.stdout.splitlines())
