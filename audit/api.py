@@ -18,6 +18,7 @@ from audit.catalog import load_catalog
 from audit.claims import Claims, claims_from_records, load
 from audit.engine import STATUSES, AuditResult, Config, audit, compute_optimal_split
 from audit.findings import Finding, findings_by_row, label, substituted
+from audit.phases import audit_claims
 from audit.quantities import BY_NAME, INPUT_QUANTITIES
 from audit.rules import RULES, SEVERITIES, RelationRule
 
@@ -29,12 +30,12 @@ SHOWN_QUANTITIES: tuple[str, ...] = (*INPUT_QUANTITIES, "flops_per_token", "reco
 def check(paths: Sequence[str] = (), config: Config | None = None, stdin: io.BufferedReader | None = None
           ) -> AuditResult:
     """Audit claim files (no paths: the bundled corpus of published runs)."""
-    return audit(load(paths, stdin), config)
+    return audit_claims(load(paths, stdin), config)
 
 
 def check_records(records: list[dict[str, Any]], config: Config | None = None) -> AuditResult:
     """Audit in-memory claims (dicts with the canonical field names)."""
-    return audit(claims_from_records(records), config)
+    return audit_claims(claims_from_records(records), config)
 
 
 def estimate(quantities: Mapping[str, Any], config: Config | None = None) -> AuditResult:
@@ -197,8 +198,13 @@ def claim_record(result: AuditResult, row: int, findings: list[Finding]) -> dict
         },
         "quantities": quantity_records(result, row),
         "findings": [f.to_dict() for f in findings],
-        "extra": {str(k): _extra_value(v) for k, v in extras.items() if _present(v)},
+        "extra": {str(k): _extra_value(v) for k, v in extras.items() if _present(v) and k != "phases"},
     }
+    phase_rows = result.phase_rows(row)
+    if phase_rows:
+        sub = result.phase_result
+        grouped = findings_by_row(sub, rows=np.array(phase_rows))
+        record["phases"] = [claim_record(sub, i, grouped.get(i, [])) for i in phase_rows]
     return record
 
 

@@ -108,6 +108,15 @@ class AuditResult:
     explanations: pd.DataFrame = field(default_factory=pd.DataFrame)
     #: FLOPs per token by every convention the claim's fields allow (columns per convention) and the one used.
     architecture: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: Multi-phase runs: the phases audited as claims, and the row of the run each belongs to.
+    phase_result: "AuditResult | None" = None
+    phase_parent: np.ndarray | None = None
+
+    def phase_rows(self, row: int) -> list[int]:
+        """Rows of ``phase_result`` that are phases of claim ``row``."""
+        if self.phase_parent is None:
+            return []
+        return [int(i) for i in np.flatnonzero(self.phase_parent == row)]
 
     def __len__(self) -> int:
         return len(self.q)
@@ -199,11 +208,14 @@ def _resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
 
 
 def audit(claims: Claims, config: Config | None = None, catalog: Catalog | None = None,
-          used: dict[str, np.ndarray] | None = None) -> AuditResult:
+          used: dict[str, np.ndarray] | None = None,
+          prefill: dict[str, np.ndarray] | None = None) -> AuditResult:
     """Derive, check and classify every claim.
 
     ``used`` marks relations already spent on some rows (e.g. C001 when ``estimate`` split the compute into N
-    and D itself), so that they neither derive nor check there.
+    and D itself), so that they neither derive nor check there. ``prefill`` gives totals summed over a claim's
+    phases (NaN where none): they fill a quantity the claim does not state and are checked (C010) against one
+    it does.
     """
     config = config or Config.default()
     catalog = catalog or load_catalog()
@@ -241,8 +253,20 @@ def audit(claims: Claims, config: Config | None = None, catalog: Catalog | None 
         source[col] = np.where(~np.isnan(vals), "derived", None)
         how[col] = np.where(~np.isnan(vals), arch[f"{col}_how"].to_numpy(dtype=object), None)
 
-    initial = (q.copy(), source.copy(), how.copy())
     frames: list[pd.DataFrame] = []
+    for name, values in (prefill or {}).items():
+        values = np.asarray(values, dtype=float)
+        stated = ~np.isnan(q[name].to_numpy())
+        have = np.isfinite(values) & (values > 0)
+        rows = np.flatnonzero(stated & have)
+        if len(rows):
+            claimed = q[name].to_numpy()[rows]
+            ok_tol, warn_tol = config.tolerances["C010"]
+            sev = severity_of_ratio(claimed / values[rows], ok_tol, warn_tol)
+            frames.append(_findings_frame(rows, "C010", sev, name, claimed, values[rows]))
+        _set_derived(q, source, how, name, np.where(have, values, np.nan), "C010")
+
+    initial = (q.copy(), source.copy(), how.copy())
     relation_frames = _apply_relations(q, source, how, config, used)
     frames.extend(relation_frames)
     frames.append(_find_outliers(initial, relation_frames, config, claims))

@@ -252,6 +252,12 @@ def _bound_message(code: str, result: AuditResult, row: int, claimed: float | No
                 f"hardware checks skipped")
     if code == "C009":
         return _outlier_message(result, row, detail)
+    if code == "C010":
+        phases = len(result.phase_rows(row))
+        verb = "agrees with" if severity == "ok" else "differs from"
+        return (f"{label(quantity_of(result, row, claimed))} {fmt.value(quantity_of(result, row, claimed), claimed)} "
+                f"(claimed) {verb} {fmt.value(quantity_of(result, row, claimed), expected)} summed over "
+                f"{phases} phases (ratio {fmt.ratio((claimed or 0) / (expected or 1))})")
     if code == "H003":
         cores = float(result.hardware.at[row, "slice_cores"])
         per = float(result.hardware.at[row, "cores_per_chip"])
@@ -288,8 +294,19 @@ def _outlier_message(result: AuditResult, row: int, detail: Any) -> str:
     return (f"any one of these figures, if wrong, would explain the disagreement (the rest then agree): {listed}")
 
 
+def quantity_of(result: AuditResult, row: int, claimed: float | None) -> str:
+    """The quantity of a C010 finding (the one whose claimed value it carries)."""
+    f = result.findings
+    hit = f[(f["row"] == row) & (f["rule"] == "C010") & (f["claimed"] == claimed)]
+    return str(hit["quantity"].iloc[0]) if len(hit) else "chip_hours"
+
+
 def _bound_formula(code: str, result: AuditResult, row: int, claimed: float | None, expected: float | None
                    ) -> str | None:
+    if code == "C010" and result.phase_result is not None:
+        name = quantity_of(result, row, claimed)
+        parts = [fmt.operand(name, float(result.phase_result.q.at[i, name])) for i in result.phase_rows(row)]
+        return f"{name} = Σ phases = {' + '.join(parts)} = {fmt.operand(name, expected or 0)}"
     if code == "M001":
         params = float(result.q.at[row, "params"])
         mem = float(result.q.at[row, "memory_per_chip"])

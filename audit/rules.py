@@ -312,6 +312,28 @@ class TokensFromEpochs(RelationRule):
     symbols = {"tokens": "D", "dataset_tokens": "dataset_tokens", "epochs": "epochs"}
 
 
+class PhasesSum(Rule):
+    """A multi-phase run's totals are the sums over its phases.
+
+    **What it checks.** A claim with ``phases`` (each with its own hardware, chips, duration, precision, and
+    optionally tokens and compute) is audited phase by phase; the phases' chip-hours, tokens and compute are
+    summed, and their hardware capacity Σ chip_hours × peak gives the run's effective peak. A total the claim
+    states is checked against the sum; a total it does not state is filled from it.
+
+    **Why it matters.** Runs change cluster size or precision midway (PaLM: 6,144 chips, then 3,072); a total
+    taken from one phase, or a phase left out, shows up here.
+
+    **Example.** PaLM 540B: 6,144 chips × 1,200 h + 3,072 chips × 336 h = 8,404,992 chip-hours.
+
+    **References.** Chowdhery et al. 2022 (PaLM), Sec. 4 and App. B.
+    """
+
+    code = "C010"
+    name = "phases-sum"
+    quantity = "chip_hours"
+    formula = "total = Σ phases"
+
+
 class Outlier(Rule):
     """Which single stated figure, if wrong, would make all the others agree.
 
@@ -539,7 +561,7 @@ RELATION_RULES: tuple[type[RelationRule], ...] = (
 
 ALL_RULES: tuple[type[Rule], ...] = (
     ComputeSixND, ChipHours, ComputeFromHardware, TokensFromThroughput, AchievedFromMFU, PeakMatchesCatalog,
-    ComputeFromArchitecture, HFUFromRecompute, Outlier, AchievedFromThroughput, TokensFromEpochs,
+    ComputeFromArchitecture, HFUFromRecompute, Outlier, PhasesSum, AchievedFromThroughput, TokensFromEpochs,
     MFUPlausible, HFUPlausible, AchievedBelowPeak, MemoryFit, UnknownAccelerator, NoPeakForPrecision, TpuSliceCores,
     InvalidValue, DuplicateId,
 )

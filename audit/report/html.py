@@ -315,7 +315,9 @@ def _charts(result: AuditResult, anchors: dict[int, str]) -> list[dict[str, Any]
                 "caption": (f"Each mark is a claim whose compute, parameters and tokens are all known ({len(cpoints)}"
                             f"; {bad} off by more than {fmt.sig(ok)}x). On the diagonal the stated compute equals "
                             f"6·N·D; the shaded band is the ok tolerance ({fmt.sig(ok)}x), the dashed lines the "
-                            f"warning limit ({fmt.sig(warn)}x). Hollow marks: compute derived from the hardware."),
+                            f"warning limit ({fmt.sig(warn)}x)."
+                            + (" Hollow marks: compute derived from the hardware."
+                               if any(p.source != "claimed" for p in cpoints) else "")),
                 "svg": Markup(svg.compute_chart(cpoints, (ok, warn))),
             })
         return charts
@@ -337,11 +339,13 @@ def _charts(result: AuditResult, anchors: dict[int, str]) -> list[dict[str, Any]
             continue
         tol = result.config.tolerances[code]
         r = ratio_f[mask]
+        verdicts = sev_f[mask]
+        shares = ", ".join(f"{sev} {_pct(int((verdicts == sev).sum()), len(r))}" for sev in ("ok", "warning", "error"))
         charts.append({
             "id": f"chart-{code}", "title": f"{code} {cls.name}: claimed ÷ implied",
             "caption": (f"{len(r):,} claims checked by {cls.formula}; the shaded interval is within {fmt.sig(tol[0])}x "
                         f"(ok), the dashed lines the warning limit ({fmt.sig(tol[1])}x). Bars at the ends count "
-                        f"ratios beyond 16x either way."),
+                        f"ratios beyond 16x either way. Verdicts: {shares}."),
             "svg": Markup(svg.ratio_histogram(r.tolist(), tol, f"{code} {cls.name}: claimed ÷ implied",
                                               f"Claimed ÷ implied by {cls.formula} (log scale)")),
         })

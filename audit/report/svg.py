@@ -455,8 +455,8 @@ def histogram(values: Sequence[float], edges: Sequence[float], *, title: str, x_
         else:
             i = min(bisect.bisect_right(edges, v) - 1, nb - 1)
             counts[i] += 1
-    left, right, top = 64.0, 70.0, 28.0
-    extra_w = 34.0
+    left, right, top = 64.0, 30.0, 28.0
+    extra_w = 62.0  # room for an under/overflow bar (24 px) and a gap before the first tick label
     plot_l, plot_r = left + extra_w, width - right - extra_w
     bottom = top + height - 70
     plot_h = bottom - top
@@ -495,11 +495,10 @@ def histogram(values: Sequence[float], edges: Sequence[float], *, title: str, x_
         what = f"{_edge_text(a, log)} to {_edge_text(b, log)}"
         body.append(bar(x(a), x(b), c, a, b, what))
     if underflow:
-        body.append(bar(left, left + extra_w - 6, under, None, edges[0], f"below {_edge_text(edges[0], log)}"))
-        body.append(_text(left + (extra_w - 6) / 2, bottom + 18, "below", "middle", "", f'fill="{MUTED}"'))
-    body.append(bar(width - right - extra_w + 6, width - right, over, edges[-1], None,
-                    f"above {_edge_text(edges[-1], log)}"))
-    body.append(_text(width - right - (extra_w - 6) / 2, bottom + 18, "above", "middle", "", f'fill="{MUTED}"'))
+        body.append(bar(left, left + 24, under, None, edges[0], f"below {_edge_text(edges[0], log)}"))
+        body.append(_text(left + 12, bottom + 18, "below", "middle", "", f'fill="{MUTED}"'))
+    body.append(bar(width - right - 24, width - right, over, edges[-1], None, f"above {_edge_text(edges[-1], log)}"))
+    body.append(_text(width - right - 12, bottom + 18, "above", "middle", "", f'fill="{MUTED}"'))
     body.append(f'<line x1="{num(left)}" x2="{num(width - right)}" y1="{num(bottom)}" y2="{num(bottom)}" '
                 f'stroke="{INK}"/>')
     for m in markings:

@@ -68,8 +68,12 @@ def render(result: AuditResult, style: Style = _plain, show_ok: bool = False) ->
         lines.append(f"{style(f'{status:<8}', _STATUS_COLOR[status])} {cells}")
     lines.append("")
     grouped = findings_by_row(result)
+    phase_grouped = findings_by_row(result.phase_result) if result.phase_result is not None else {}
     for row in range(len(result)):
         shown = [f for f in grouped.get(row, []) if show_ok or f.severity != "ok"]
+        # A multi-phase run's phases are audited as claims of their own ("run/phase-1"): shown under the run.
+        for i in result.phase_rows(row):
+            shown += [f for f in phase_grouped.get(i, []) if show_ok or f.severity != "ok"]
         if not shown:
             continue
         name = info.at[row, "name"] or ""
@@ -78,7 +82,8 @@ def render(result: AuditResult, style: Style = _plain, show_ok: bool = False) ->
                      + f"  [{_safe(info.at[row, 'file'])}:{info.at[row, 'row']}]")
         for f in shown:
             sev = style(f"{f.severity:<7}", _SEVERITY_COLOR[f.severity])
-            lines.append(f"  {sev} {f.rule} {_message(f)}")
+            where = "" if f.claim_id == info.at[row, "id"] else f"[{_safe(f.claim_id.rsplit('/', 1)[-1])}] "
+            lines.append(f"  {sev} {f.rule} {where}{_message(f)}")
             if f.formula and f.rule.startswith(("C", "M", "U003")) and f.rule != "C009":
                 lines.append(f"          {_safe(f.formula)}")
             for e in f.explanations[:2]:

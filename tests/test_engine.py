@@ -1,0 +1,275 @@
+"""The engine: which checks run, what they derive, how a claim's status follows from its findings.
+
+Every expected value is hand arithmetic on the relations (C = 6·N·D; chip_hours = chips · 24 · days;
+C = chip_hours · 3600 · peak · MFU; D = throughput · 86400 · days; achieved = MFU · peak) with datasheet peaks.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from audit.api import check, check_records, to_json
+from audit.engine import exit_status
+from audit.rules import RELATION_RULES, RULES
+from conftest import A100_BF16, DATA, H100_SXM_BF16, findings_of, one_finding
+
+
+def audit_one(**claim) -> dict:
+    doc = to_json(check_records([{"id": "c", **claim}]))
+    return doc["claims"][0]
+
+
+# ------------------------------------------------------------------------------------ applicability
+
+
+def test_a_claim_with_only_params_gets_no_relation_check():
+    claim = audit_one(params="7B")
+    assert findings_of(claim, "C001") == []
+    assert [f for f in claim["findings"] if f["rule"] in {r.code for r in RELATION_RULES}] == []
+    assert claim["status"] == "pass"
+    assert "compute_flops" not in claim["quantities"]
+
+
+def test_two_of_three_derives_the_third_and_does_not_check_it():
+    claim = audit_one(params="7B", tokens="1T")
+    assert findings_of(claim, "C001") == []
+    c = claim["quantities"]["compute_flops"]
+    assert c["value"] == pytest.approx(6 * 7e9 * 1e12, rel=1e-12)
+    assert c["source"] == "derived" and c["rule"] == "C001"
+
+    claim = audit_one(compute_flops="4.2e22", params="7B")
+    assert findings_of(claim, "C001") == []
+    assert claim["quantities"]["tokens"]["value"] == pytest.approx(4.2e22 / (6 * 7e9), rel=1e-12)
+
+    claim = audit_one(chips=2048, wall_clock_days=21)
+    assert findings_of(claim, "C002") == []
+    assert claim["quantities"]["chip_hours"]["value"] == pytest.approx(2048 * 24 * 21, rel=1e-12)
+
+
+def test_all_three_known_is_checked():
+    claim = audit_one(params="7B", tokens="1T", compute_flops=6 * 7e9 * 1e12)
+    c001 = one_finding(claim, "C001")
+    assert c001["severity"] == "ok"
+    assert c001["ratio"] == pytest.approx(1.0, rel=1e-12)
+
+
+# ----------------------------------------------------------------------------- every check is recorded
+
+
+# LLaMA-65B-shaped claim in which every figure is stated and consistent by construction (hand arithmetic):
+N, D, CHIPS, DAYS = 65.2e9, 1.4e12, 2048, 21
+C = 6 * N * D                                   # 5.4768e23 FLOP
+CHIP_HOURS = CHIPS * 24 * DAYS                  # 1,032,192
+MFU = C / (CHIP_HOURS * 3600 * A100_BF16)       # 0.4724
+THROUGHPUT = D / (86400 * DAYS)                 # 771,605 tokens/s
+ACHIEVED = MFU * A100_BF16                      # 147.4 TFLOP/s
+FULL = {"params": N, "tokens": D, "compute_flops": C, "chips": CHIPS, "wall_clock_days": DAYS,
+        "chip_hours": CHIP_HOURS, "hardware": "A100 80GB", "precision": "bf16", "mfu": MFU,
+        "throughput_tokens_per_s": THROUGHPUT, "achieved_flops_per_chip": ACHIEVED,
+        "peak_flops_per_chip": A100_BF16}
+
+
+def test_every_check_that_ran_is_recorded_including_ok_ones():
+    claim = audit_one(**FULL)
+    assert claim["status"] == "pass"
+    for code in ("C001", "C002", "C003", "C004", "C005", "C006", "U001", "U003", "M001"):
+        f = one_finding(claim, code)
+        assert f["severity"] == "ok", f
+    for code in ("C001", "C002", "C003", "C004", "C005", "C006"):
+        assert one_finding(claim, code)["ratio"] == pytest.approx(1.0, rel=1e-9), code
+    # Only checks, nothing derived: every input quantity stays "claimed".
+    for name in FULL:
+        if name not in ("hardware", "precision"):
+            assert claim["quantities"][name]["source"] == "claimed", name
+
+
+@pytest.mark.parametrize("field, factor, rule", [
+    ("compute_flops", 3, "C001"),
+    ("chip_hours", 3, "C002"),
+    ("mfu", 1 / 3, "C003"),
+    ("tokens", 3, "C004"),
+    ("achieved_flops_per_chip", 1 / 3, "C005"),
+    ("peak_flops_per_chip", 2, "C006"),
+])
+def test_one_figure_off_is_flagged_by_its_relation(field, factor, rule):
+    claim = audit_one(**{**FULL, field: FULL[field] * factor})
+    assert claim["status"] == "fail"
+    f = one_finding(claim, rule)
+    assert f["severity"] == "error"
+    assert f["ratio"] == pytest.approx(factor, rel=1e-9) or f["ratio"] == pytest.approx(1 / factor, rel=1e-9)
+
+
+def test_sparse_peak_taken_for_dense_is_an_error():
+    # H100 whitepaper Table 1: 1,978.9 TF bf16 is the 2:4-sparse figure; dense is 989.4.
+    claim = audit_one(hardware="H100", precision="bf16", peak_flops_per_chip="1978.9 TFLOP/s")
+    c006 = one_finding(claim, "C006")
+    assert c006["severity"] == "error"
+    assert c006["ratio"] == pytest.approx(1978.9e12 / H100_SXM_BF16, rel=1e-9)
+
+
+def test_precision_selects_the_peak():
+    # H100 whitepaper Table 1: FP8 tensor 1,978.9 TF dense on SXM5; A100 has no FP8 (datasheet).
+    claim = audit_one(hardware="H100", precision="fp8", chips=1)
+    assert claim["quantities"]["peak_flops_per_chip"]["value"] == pytest.approx(1978.9e12, rel=1e-12)
+    claim = audit_one(hardware="A100", precision="fp8", chips=1)
+    assert "peak_flops_per_chip" not in claim["quantities"]
+    assert one_finding(claim, "H002")["severity"] == "warning"
+
+
+# ------------------------------------------------------------------ a relation never checks what it derived
+
+
+def _relation_checked_what_it_derived(result) -> list[tuple[str, str, str]]:
+    """(claim id, rule, quantity) for every relation finding whose relation also derived one of its terms."""
+    bad = []
+    relation_codes = {r.code: r for r in RELATION_RULES}
+    for _, f in result.findings.iterrows():
+        rule = relation_codes.get(f["rule"])
+        if rule is None:
+            continue
+        row = int(f["row"])
+        for q in rule.relation.quantities:
+            if q in result.how.columns and result.how.at[row, q] == rule.code:
+                bad.append((result.claims.info.at[row, "id"], rule.code, q))
+    return bad
+
+
+def test_chained_derivations_are_not_rechecked():
+    # N, D → C (C001); chips, chip_hours → days (C002); C, chip_hours, peak → MFU (C003).
+    claim = audit_one(params="65.2B", tokens="1.4T", hardware="A100 80GB", chips=2048, chip_hours="1,022,362")
+    q = claim["quantities"]
+    assert q["compute_flops"]["rule"] == "C001"
+    assert q["wall_clock_days"]["rule"] == "C002"
+    assert q["wall_clock_days"]["value"] == pytest.approx(1_022_362 / (24 * 2048), rel=1e-12)
+    assert q["mfu"]["rule"] == "C003"
+    assert q["mfu"]["value"] == pytest.approx(6 * 65.2e9 * 1.4e12 / (1_022_362 * 3600 * A100_BF16), rel=1e-9)
+    for code in ("C001", "C002", "C003"):
+        assert findings_of(claim, code) == [], code
+    # The derived MFU is still bounded by U001 (a different rule), and says it was derived.
+    u001 = one_finding(claim, "U001")
+    assert u001["severity"] == "ok"
+    assert "C003" in u001["message"] or "implied" in u001["message"]
+
+
+@pytest.mark.parametrize("paths", [(), (str(DATA / "published.json"), str(DATA / "doctored.json"),
+                                         str(DATA / "runs.jsonl"), str(DATA / "runs_spreadsheet.csv"))])
+def test_no_relation_checks_a_value_it_derived(paths):
+    result = check(list(paths))
+    assert len(result.findings) > 0
+    assert _relation_checked_what_it_derived(result) == []
+
+
+# --------------------------------------------------------------------------------------------- status
+
+
+def test_status_pass_when_nothing_is_worse_than_info():
+    claim = audit_one(params="175B", tokens="300B", compute_flops="3640 PF-days")
+    assert {f["severity"] for f in claim["findings"]} <= {"ok", "info"}
+    assert claim["status"] == "pass"
+
+
+def test_status_warn_on_a_warning():
+    # 1.5 × 6ND: beyond the 1.25 ok factor, within the 2x warning factor (thresholds.json, C001).
+    claim = audit_one(params="7B", tokens="1T", compute_flops=1.5 * 6 * 7e9 * 1e12)
+    assert one_finding(claim, "C001")["severity"] == "warning"
+    assert claim["status"] == "warn"
+
+
+def test_status_fail_on_an_error_even_with_warnings():
+    claim = audit_one(params="7B", tokens="1T", compute_flops=10 * 6 * 7e9 * 1e12, hardware="H1000")
+    assert one_finding(claim, "C001")["severity"] == "error"
+    assert one_finding(claim, "H001")["severity"] == "warning"
+    assert claim["status"] == "fail"
+
+
+def test_status_invalid_beats_fail():
+    claim = audit_one(params="7B", tokens="1T", compute_flops=10 * 6 * 7e9 * 1e12, chips=1.5)
+    assert one_finding(claim, "C001")["severity"] == "error"
+    assert one_finding(claim, "V001")["quantity"] == "chips"
+    assert claim["status"] == "invalid"
+
+
+def test_duplicate_id_is_a_warning_on_the_second_claim_only():
+    doc = to_json(check_records([{"id": "same", "params": "7B"}, {"id": "same", "params": "13B"}]))
+    first, second = doc["claims"]
+    assert findings_of(first, "V002") == [] and first["status"] == "pass"
+    assert one_finding(second, "V002")["severity"] == "warning" and second["status"] == "warn"
+
+
+@pytest.mark.parametrize("statuses, fail_on, code", [
+    (["pass", "pass"], "fail", 0),
+    (["pass", "warn"], "fail", 0),
+    (["pass", "warn"], "warn", 1),
+    (["pass", "fail"], "fail", 1),
+    (["invalid"], "fail", 1),
+    (["invalid"], "warn", 1),
+    (["fail", "invalid"], "never", 0),
+    ([], "warn", 0),
+])
+def test_exit_status(statuses, fail_on, code):
+    assert exit_status(statuses, fail_on) == code
+
+
+# --------------------------------------------------------------------------------------------- memory
+
+
+@pytest.mark.parametrize("chips, severity", [(8, "warning"), (13, "warning"), (14, "ok"), (2048, "ok")])
+def test_memory_fit_boundary_for_70b_on_h100(chips, severity):
+    # 16 B × 70e9 = 1.12e12 B; ⌈1.12e12 / 80e9⌉ = 14 H100-80GB at least.
+    claim = audit_one(params="70B", hardware="H100", chips=chips)
+    m001 = one_finding(claim, "M001")
+    assert m001["severity"] == severity
+    assert m001["expected"] == math.ceil(16 * 70e9 / 80e9) == 14
+    assert m001["claimed"] == chips
+
+
+def test_memory_fit_warning_says_how_many_chips_are_needed():
+    claim = audit_one(params="70B", hardware="H100", chips=8)
+    m001 = one_finding(claim, "M001")
+    assert "14" in m001["message"]
+    assert "8" in m001["message"]
+    assert claim["status"] == "warn"
+    assert claim["quantities"]["min_chips_memory"]["value"] == 14
+
+
+# ------------------------------------------------------------------------------------ mixture of experts
+
+
+def test_moe_compute_uses_active_params():
+    # DeepSeek-V3 technical report: 671B total, 37B activated per token, 14.8T tokens.
+    claim = audit_one(params="671B", active_params="37B", tokens="14.8T")
+    c = claim["quantities"]["compute_flops"]
+    assert c["value"] == pytest.approx(6 * 37e9 * 14.8e12, rel=1e-12)
+    assert c["value"] != pytest.approx(6 * 671e9 * 14.8e12, rel=0.5)
+
+
+def test_moe_compute_claimed_with_total_params_is_flagged():
+    claim = audit_one(params="671B", active_params="37B", tokens="14.8T", compute_flops=6 * 671e9 * 14.8e12)
+    c001 = one_finding(claim, "C001")
+    assert c001["severity"] == "error"
+    assert c001["ratio"] == pytest.approx(671 / 37, rel=1e-9)
+
+
+def test_moe_consistent_compute_passes_c001():
+    claim = audit_one(params="671B", active_params="37B", tokens="14.8T", compute_flops="3.2856e24")
+    assert one_finding(claim, "C001")["ratio"] == pytest.approx(3.2856e24 / (6 * 37e9 * 14.8e12), rel=1e-9)
+    assert one_finding(claim, "C001")["severity"] == "ok"
+
+
+def test_moe_memory_counts_all_parameters():
+    # All 671B parameters hold training state: ⌈16 × 671e9 / 80e9⌉ = ⌈134.2⌉ = 135 H800-80GB.
+    claim = audit_one(params="671B", active_params="37B", hardware="H800", chips=2048)
+    assert one_finding(claim, "M001")["expected"] == math.ceil(16 * 671e9 / 80e9) == 135
+
+
+# ------------------------------------------------------------------------------------------- rules list
+
+
+def test_every_finding_rule_is_documented():
+    result = check([str(DATA / "doctored.json"), str(DATA / "bad_fields.json")])
+    for code in set(result.findings["rule"]):
+        assert code in RULES
+        assert RULES[code].doc(), code
+
