@@ -456,6 +456,7 @@ def _find_outliers(initial: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame], rel
                                                                                     "recompute_factor"})
     candidates = [c for c in involved if c in q0.columns]
     ok_with: dict[str, np.ndarray] = {}
+    strong: dict[str, np.ndarray] = {}
     implied: dict[str, np.ndarray] = {}
     checks_left: dict[str, np.ndarray] = {}
     for cand in candidates:
@@ -484,13 +485,18 @@ def _find_outliers(initial: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame], rel
             np.add.at(nchecks, rows, 1)
         mfu = q1["mfu"].to_numpy()
         impossible = ~np.isnan(mfu) & (mfu > 1)
-        ok_with[cand] = stated & ~bad & (nchecks > 0) & ~impossible
+        plausible = np.isnan(mfu) | ((mfu >= config.band[0]) & (mfu <= config.band[1]))
+        ok_with[cand] = stated & ~bad & ~impossible
+        strong[cand] = ok_with[cand] & plausible
         implied[cand] = q1[cand].to_numpy(dtype=float)
         checks_left[cand] = nchecks
     if not ok_with:
         return empty
     names = list(ok_with)
     fit = np.column_stack([ok_with[c] for c in names])
+    # Prefer the figures whose removal also leaves a plausible utilization.
+    fit_strong = np.column_stack([strong[c] for c in names])
+    fit = np.where(fit_strong.any(axis=1)[:, None], fit_strong, fit)
     count = fit.sum(axis=1)
     rows_local = np.flatnonzero(count >= 1)
     if len(rows_local) == 0:
@@ -615,6 +621,16 @@ def _check_bounds(q: pd.DataFrame, source: pd.DataFrame, hw: pd.DataFrame, claim
     if len(rows):
         frames.append(_findings_frame(rows, "H002", "warning", "precision",
                                       detail=hw["precision"].to_numpy(dtype=object)[rows]))
+
+    # H003: a TPU slice name counts TensorCores; a claimed chip count is checked against cores / cores per chip.
+    cores = hw["slice_cores"].to_numpy(dtype=float)
+    per = hw["cores_per_chip"].to_numpy(dtype=float)
+    chips_src = source["chips"].to_numpy(dtype=object)
+    rows = np.flatnonzero(~np.isnan(cores) & ~np.isnan(per) & (chips_src == "claimed"))
+    if len(rows):
+        expected_chips = cores[rows] / per[rows]
+        sev = np.where(np.abs(chips[rows] - expected_chips) < 0.5, "ok", "warning")
+        frames.append(_findings_frame(rows, "H003", sev, "chips", chips[rows], expected_chips))
 
     # V001: invalid fields (one finding per field).
     inv = claims.invalid

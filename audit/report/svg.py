@@ -351,8 +351,8 @@ def compute_chart(points: Sequence[ComputePoint], tolerance: tuple[float, float]
     lo, hi = _decades([p.claimed for p in pts] + [p.expected for p in pts])
     left, top, right_pad = 78.0, 20.0, 40.0
     width = left + size + right_pad
-    x = Scale(10.0 ** lo, 10.0 ** hi, left, left + size, log=True)
-    y = Scale(10.0 ** lo, 10.0 ** hi, top + size, top, log=True)
+    x = Scale(float(f"1e{lo}"), float(f"1e{hi}"), left, left + size, log=True)
+    y = Scale(float(f"1e{lo}"), float(f"1e{hi}"), top + size, top, log=True)
     body: list[str] = []
     span = hi - lo
 
@@ -365,7 +365,7 @@ def compute_chart(points: Sequence[ComputePoint], tolerance: tuple[float, float]
     body.append(f'<polygon class="band" points="{band}" fill="{BAND_FILL}" data-ok="{data_num(ok)}">'
                 f"<title>{esc(f'within {ratio_text(ok)} of 6·N·D: ok')}</title></polygon>")
     for d in range(lo, hi + 1):
-        v = 10.0 ** d
+        v = float(f"1e{d}")
         body.append(_x_tick(x(v), top, top + size, v, f"1e{d}"))
         body.append(_y_tick(y(v), left, left + size, v, f"1e{d}"))
     body.append(f'<rect x="{num(left)}" y="{num(top)}" width="{num(size)}" height="{num(size)}" fill="none" '

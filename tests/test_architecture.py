@@ -1,0 +1,107 @@
+"""Architecture-aware compute in the engine: conventions, throughput MFU, HFU, precision, TPU slices, and checks
+that would only restate their own derivations (which must not be reported)."""
+
+from __future__ import annotations
+
+import pytest
+
+from audit.api import check_records, to_json
+
+# PaLM 540B (Chowdhery et al. 2022, Table 1 and Sec. 4.1): 118 layers, 48 heads of 256, T = 2048,
+# 6144 TPU v4 chips (275 TFLOP/s bf16), 238.3K tokens/s, MFU 46.2 % counting 6N + 12·L·H·Q·T.
+PALM_ARCH = {"params": "540.35B", "layers": 118, "heads": 48, "head_dim": 256, "d_model": 18432, "seq_len": 2048,
+             "hardware": "TPU v4", "chips": 6144, "throughput_tokens_per_s": "238.3K"}
+
+
+def one(record: dict) -> dict:
+    return to_json(check_records([record]))["claims"][0]
+
+
+def test_palm_mfu_from_throughput_reproduces_46_2_percent():
+    c = one({"id": "palm", **PALM_ARCH})
+    f_tok = 6 * 540.35e9 + 12 * 118 * 48 * 256 * 2048
+    assert c["quantities"]["flops_per_token"]["value"] == pytest.approx(f_tok)
+    assert "palm" in c["quantities"]["flops_per_token"]["how"].lower()
+    mfu = c["quantities"]["mfu"]["value"]
+    assert mfu == pytest.approx(0.462, abs=0.001)
+    assert mfu == pytest.approx(238.3e3 * f_tok / (6144 * 275e12))
+
+
+def test_claimed_palm_mfu_is_checked_against_the_throughput():
+    c = one({"id": "palm", **PALM_ARCH, "mfu": "46.2%"})
+    f = [f for f in c["findings"] if f["rule"] == "C005"]
+    assert len(f) == 1 and f[0]["severity"] == "ok"
+
+
+GPT3_ARCH = {"params": "174.6B", "layers": 96, "d_model": 12288, "heads": 96, "ffn_dim": 49152, "seq_len": 2048,
+             "vocab_size": 51200}
+
+
+def test_full_recomputation_gives_hfu_by_the_narayanan_coefficients():
+    # Narayanan et al. 2021: model 72·l·h²(1 + s/6h + V/12lh), hardware 96·l·h²(1 + s/6h + V/16lh).
+    l, h, s, v = 96, 12288, 2048, 51200
+    model = 72 * l * h * h * (1 + s / (6 * h) + v / (12 * l * h))
+    hardware = 96 * l * h * h * (1 + s / (6 * h) + v / (16 * l * h))
+    c = one({"id": "gpt3-hfu", **GPT3_ARCH, "hardware": "A100 80GB", "achieved_flops_per_chip": "140 TFLOP/s",
+             "activation_recompute": "full"})
+    assert c["quantities"]["flops_per_token"]["value"] == pytest.approx(model)
+    assert c["quantities"]["mfu"]["value"] == pytest.approx(140 / 312)
+    assert c["quantities"]["hfu"]["value"] == pytest.approx(140 / 312 * hardware / model)
+
+
+def test_hfu_quoted_where_mfu_belongs_is_named():
+    c = one({"id": "hfu-as-mfu", "hardware": "H100", "mfu": "0.55", "hfu": "0.55", "activation_recompute": "full"})
+    f = [f for f in c["findings"] if f["rule"] == "C008"][0]
+    assert f["ratio"] == pytest.approx(0.75)  # 0.55 / (4/3 x 0.55)
+    assert f["explanations"][0]["cause"] == "recompute"
+
+
+def test_unstated_precision_is_assumed_and_said():
+    c = one({"id": "h100", "params": "70B", "tokens": "1.4T", "hardware": "H100", "chip_hours": 1e6})
+    f = [f for f in c["findings"] if f["rule"] == "U001"]
+    assert c["hardware"]["precision"] == "bf16" and c["hardware"]["precision_assumed"] is True
+    assert "assumed" in c["quantities"]["peak_flops_per_chip"]["how"]
+    # MFU = 6 x 70e9 x 1.4e12 / (1e6 x 3600 x 989.4e12) = 16.5 %.
+    assert f[0]["claimed"] == pytest.approx(6 * 70e9 * 1.4e12 / (1e6 * 3600 * 989.4e12))
+
+
+def test_fp8_precision_uses_the_fp8_peak():
+    c = one({"id": "fp8", "params": "70B", "tokens": "1.4T", "hardware": "H100", "precision": "fp8",
+             "chip_hours": 1e6})
+    assert c["quantities"]["peak_flops_per_chip"]["value"] == pytest.approx(1978.9e12)
+    assert c["quantities"]["mfu"]["value"] == pytest.approx(6 * 70e9 * 1.4e12 / (1e6 * 3600 * 1978.9e12))
+
+
+def test_tpu_slice_name_gives_chips_from_cores():
+    # Google Cloud TPU v4 docs: slice names count TensorCores, 2 per chip: v4-2048 = 1,024 chips.
+    c = one({"id": "slice", "hardware": "TPU v4-2048"})
+    assert c["quantities"]["chips"]["value"] == 1024
+    assert c["quantities"]["chips"]["source"] == "derived"
+
+
+def test_cores_counted_as_chips_is_a_warning():
+    c = one({"id": "slice", "hardware": "v4-2048", "chips": 2048})
+    f = [f for f in c["findings"] if f["rule"] == "H003"]
+    assert f and f[0]["severity"] == "warning" and f[0]["expected"] == 1024
+
+
+def test_a_check_that_only_restates_its_derivations_is_not_reported():
+    # params, tokens, chips, days and hardware: C001 derives C, C002 chip-hours, C004 throughput, C011 the
+    # achieved rate and C003 the MFU; C005 (achieved = MFU x peak) then holds by construction.
+    c = one({"id": "cycle", "params": "65.2B", "tokens": "1.4T", "chips": 2048, "wall_clock_days": 21,
+             "hardware": "A100 80GB"})
+    rules = [f["rule"] for f in c["findings"]]
+    assert "C005" not in rules
+    assert c["quantities"]["achieved_flops_per_chip"]["source"] == "derived"
+    assert c["quantities"]["mfu"]["source"] == "derived"
+
+
+def test_outlier_is_the_gpu_hours_figure():
+    # LLaMA-65B with its GPU-hours divided by 24: only removing the GPU-hours makes the rest agree.
+    c = one({"id": "llama", "params": "65.2B", "tokens": "1.4T", "hardware": "A100 80GB", "chips": 2048,
+             "wall_clock_days": 21, "chip_hours": 1022362 / 24})
+    out = [f for f in c["findings"] if f["rule"] == "C009"]
+    assert len(out) == 1
+    assert out[0]["quantity"] == "chip_hours"
+    assert out[0]["expected"] == pytest.approx(2048 * 24 * 21)  # what chips x days imply
+    assert "likely outlier" in out[0]["message"]

@@ -1,0 +1,144 @@
+"""Explanations: a discrepancy's ratio matched against known causes (audit/explain.py, audit/data/causes.csv).
+
+Every expected factor below is worked out by hand from the definition of the cause, not read from the code.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from audit.api import check_records, to_json
+
+
+def claim(record: dict) -> dict:
+    return to_json(check_records([record]))["claims"][0]
+
+
+def finding(c: dict, rule: str) -> dict:
+    hits = [f for f in c["findings"] if f["rule"] == rule]
+    assert len(hits) == 1, (rule, [f["rule"] for f in c["findings"]])
+    return hits[0]
+
+
+def causes(f: dict) -> list[str]:
+    return [e["cause"] for e in f["explanations"]]
+
+
+GPT3 = {"id": "gpt3", "params": "175B", "tokens": "300B"}
+
+
+def test_pf_days_read_as_flop_is_named_with_its_exact_factor():
+    # Brown et al. 2020 Table D.1: 3.64e3 PF-days. Written as a bare 3640 it is read as 3,640 FLOP.
+    c = claim({**GPT3, "compute_flops": 3640})
+    f = finding(c, "C001")
+    assert f["severity"] == "error"
+    best = f["explanations"][0]
+    assert best["cause"] == "pf-days"
+    assert best["factor"] == pytest.approx(1e15 * 86400)
+    # Fixed: 3640 x 8.64e19 = 3.145e23 against 6 x 175e9 x 300e9 = 3.15e23.
+    assert best["corrected"] == pytest.approx(3640 * 8.64e19 / (6 * 175e9 * 300e9), rel=1e-9)
+    assert c["status"] == "fail"  # an explanation never turns an error into a pass
+
+
+def test_a_thousandfold_slip_is_a_unit_prefix():
+    c = claim({**GPT3, "compute_flops": 6 * 175e9 * 300e9 * 1000})
+    f = finding(c, "C001")
+    assert f["explanations"][0]["cause"] == "unit-prefix"
+    assert f["explanations"][0]["corrected"] == pytest.approx(1.0)
+    assert f["explanations"][0]["direction"] == "high"
+
+
+LLAMA65 = {"id": "llama-65b", "params": "65.2B", "tokens": "1.4T", "hardware": "A100 80GB", "chips": 2048,
+           "wall_clock_days": "21 days"}
+
+
+def test_gpu_days_written_as_gpu_hours():
+    # Touvron et al. 2023, Table 15: 1,022,362 GPU-hours; the same figure in GPU-days is 42,598.4.
+    c = claim({**LLAMA65, "chip_hours": 1022362 / 24})
+    f = finding(c, "C002")
+    assert f["severity"] == "error"
+    assert f["explanations"][0]["cause"] == "gpu-days"
+    # Fixed: 1,022,362 / (2048 x 24 x 21) = 0.9905.
+    assert f["explanations"][0]["corrected"] == pytest.approx(1022362 / (2048 * 24 * 21), rel=1e-9)
+    assert f["explanations"][0]["direction"] == "low"
+
+
+def test_wall_clock_hours_given_as_chip_hours_is_a_factor_of_the_chip_count():
+    c = claim({**LLAMA65, "chip_hours": 21 * 24})  # 504 h: the duration, not GPU-hours
+    f = finding(c, "C002")
+    best = f["explanations"][0]
+    assert best["cause"] == "chip-vs-wall-hours"
+    assert best["factor"] == 2048
+
+
+def test_sparse_peak_claimed_for_an_h100():
+    # NVIDIA H100 whitepaper v1.04, Table 1: BF16 989.4 dense, 1978.9 with sparsity.
+    c = claim({"id": "h100-sparse", "hardware": "H100 SXM5 80GB", "precision": "bf16",
+               "peak_flops_per_chip": "1979 TFLOP/s"})
+    f = finding(c, "C006")
+    assert f["severity"] == "error"
+    assert f["ratio"] == pytest.approx(1979 / 989.4)
+    assert f["explanations"][0]["cause"] == "sparse-peak"
+    assert "fp8-peak" in causes(f)  # also a factor of 2 on Hopper, ranked after
+
+
+def test_achieved_between_dense_and_sparse_peak_is_named_as_sparse_confusion():
+    c = claim({"id": "h100-1500", "hardware": "H100", "precision": "bf16", "achieved_flops_per_chip": "1500 TFLOP/s"})
+    f = finding(c, "U003")
+    assert f["severity"] == "error"
+    assert causes(f)[0] == "sparse-range"
+
+
+def test_moe_total_params_only_hints_the_active_count():
+    # DeepSeek-V3 (arXiv:2412.19437): 671B total, 37B active, 14.8T tokens. Compute from the active count:
+    compute = 6 * 37e9 * 14.8e12
+    c = claim({"id": "dsv3", "params": "671B", "tokens": "14.8T", "compute_flops": compute})
+    f = finding(c, "C001")
+    hint = [e for e in f["explanations"] if e["cause"] == "moe-active-share"]
+    assert hint, f["explanations"]
+    assert hint[0]["corrected"] == pytest.approx(37e9, rel=1e-9)  # "about 37B active of 671B"
+    assert "37B active of 671B" in hint[0]["text"]
+
+
+def test_total_parameters_used_for_compute_of_an_moe_model():
+    compute_with_total = 6 * 671e9 * 14.8e12
+    c = claim({"id": "dsv3-total", "params": "671B", "active_params": "37B", "tokens": "14.8T",
+               "compute_flops": compute_with_total})
+    f = finding(c, "C001")
+    assert f["ratio"] == pytest.approx(671 / 37)
+    assert f["explanations"][0]["cause"] == "moe-total-active"
+    assert f["explanations"][0]["corrected"] == pytest.approx(1.0)
+
+
+def test_dataset_size_given_for_tokens_processed_is_the_epochs():
+    c = claim({"id": "two-epochs", "tokens": "300B", "dataset_tokens": "300B", "epochs": 2})
+    f = finding(c, "C012")
+    assert f["ratio"] == pytest.approx(0.5)
+    assert "epochs" in causes(f)
+
+
+def test_words_counted_as_tokens():
+    # 1T words is about 1.3T tokens (about 0.75 words per token): compute from 1.3T tokens.
+    c = claim({"id": "words", "params": "10B", "tokens": "1T", "compute_flops": 6 * 10e9 * 1.3e12})
+    f = finding(c, "C001")
+    assert f["ratio"] == pytest.approx(1.3)
+    assert "words-tokens" in causes(f)
+
+
+def test_mfu_above_100_percent_from_gpu_days_names_the_cause_and_stays_an_error():
+    # LLaMA-65B compute over 1,022,362/24 "GPU-hours" gives 24x the real 47.7 % MFU.
+    c = claim({"id": "llama-65b-days", "params": "65.2B", "tokens": "1.4T", "hardware": "A100 80GB",
+               "chip_hours": 1022362 / 24})
+    f = finding(c, "U001")
+    assert f["severity"] == "error"
+    mfu = 6 * 65.2e9 * 1.4e12 / (1022362 / 24 * 3600 * 312e12)
+    assert f["claimed"] == pytest.approx(mfu)
+    best = f["explanations"][0]
+    assert best["cause"] == "gpu-days"
+    assert best["corrected"] == pytest.approx(mfu / 24)
+    assert c["status"] == "fail"
+
+
+def test_nothing_explains_a_pass():
+    c = claim({**LLAMA65, "chip_hours": 1022362})
+    assert all(f["explanations"] == [] for f in c["findings"])

@@ -1,0 +1,62 @@
+"""Multi-phase runs (audit/phases.py, rule C010): phases audited one by one, totals summed into the run."""
+
+from __future__ import annotations
+
+import pytest
+
+from audit.api import check_records, to_json
+
+# Chowdhery et al. 2022 (PaLM), App. B: 6144 TPU v4 chips for 1200 hours, then 3072 chips for 336 hours.
+PALM = {"id": "palm", "params": "540.35B", "tokens": "780B", "hardware": "TPU v4",
+        "phases": [{"chips": 6144, "wall_clock_days": "1200 hours"}, {"chips": 3072, "wall_clock_days": "336 hours"}]}
+
+
+def one(record: dict) -> dict:
+    return to_json(check_records([record]))["claims"][0]
+
+
+def test_phase_chip_hours_are_summed_into_the_run():
+    c = one(PALM)
+    total = 6144 * 1200 + 3072 * 336  # 8,404,992
+    assert c["quantities"]["chip_hours"]["value"] == pytest.approx(total)
+    assert c["quantities"]["chip_hours"]["source"] == "derived"
+    assert [p["id"] for p in c["phases"]] == ["palm/phase-1", "palm/phase-2"]
+    assert c["phases"][0]["quantities"]["chip_hours"]["value"] == pytest.approx(6144 * 1200)
+    assert c["phases"][1]["quantities"]["chip_hours"]["value"] == pytest.approx(3072 * 336)
+    # End-to-end MFU from 6ND over the summed chip-hours at 275 TFLOP/s (Google Cloud TPU v4 docs).
+    mfu = 6 * 540.35e9 * 780e9 / (total * 3600 * 275e12)
+    assert c["quantities"]["mfu"]["value"] == pytest.approx(mfu)
+    assert c["status"] == "pass"
+
+
+def test_a_total_taken_from_one_phase_is_flagged():
+    c = one({**PALM, "chip_hours": 6144 * 1200})
+    f = [f for f in c["findings"] if f["rule"] == "C010"]
+    assert len(f) == 1
+    assert f[0]["ratio"] == pytest.approx(6144 * 1200 / (6144 * 1200 + 3072 * 336))  # 0.877
+    assert f[0]["severity"] == "warning"
+    assert "7,372,800 + 1,032,192" in f[0]["formula"]
+
+
+def test_mixed_hardware_gives_the_run_an_effective_peak():
+    # 1000 A100-hours at 312 TFLOP/s and 1000 H100-hours at 989.4 (datasheets): capacity-weighted mean peak.
+    c = one({"id": "mixed", "params": "7B", "tokens": "100B",
+             "phases": [{"hardware": "A100 80GB", "chip_hours": 1000}, {"hardware": "H100", "chip_hours": 1000}]})
+    peak = (1000 * 312e12 + 1000 * 989.4e12) / 2000
+    assert c["quantities"]["peak_flops_per_chip"]["value"] == pytest.approx(peak)
+    assert c["quantities"]["chip_hours"]["value"] == pytest.approx(2000)
+
+
+def test_a_bad_phase_makes_the_run_invalid_and_the_run_is_still_one_claim():
+    doc = to_json(check_records([{**PALM, "phases": [{"chips": 1.5, "wall_clock_days": 10}]},
+                                 {"id": "other", "params": "7B", "tokens": "1T"}]))
+    assert [c["id"] for c in doc["claims"]] == ["palm", "other"]
+    assert doc["claims"][0]["status"] == "invalid"
+    assert doc["claims"][0]["phases"][0]["status"] == "invalid"
+    assert doc["claims"][1]["status"] == "pass"
+
+
+def test_phases_that_are_not_a_list_of_objects_are_an_invalid_field():
+    c = one({"id": "bad", "params": "7B", "phases": "not json"})
+    assert c["status"] == "invalid"
+    assert any(f["rule"] == "V001" and f["quantity"] == "phases" for f in c["findings"])
