@@ -8,10 +8,13 @@ raise :class:`LoadError`; problems with a row never stop the batch, they make th
 
 from __future__ import annotations
 
+import codecs
+import csv
 import io
 import json
 import math
 import sys
+import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -152,17 +155,23 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-def _records_from_json(doc: Any, file: str) -> tuple[list[Any], list[tuple[int, str, str]]]:
-    if isinstance(doc, dict) and "claims" in doc and isinstance(doc["claims"], list):
+def _records_from_json(doc: Any, file: str) -> list[Any]:
+    """The claims of a parsed JSON document; a document that holds no claims is a whole-file problem."""
+    if isinstance(doc, dict) and "claims" in doc:
         items = doc["claims"]
-    elif isinstance(doc, dict):
-        items = [doc]
-    elif isinstance(doc, list):
-        items = doc
-    else:
-        raise LoadError(file, f"expected a claim object, an array of claims or {{\"claims\": [...]}}, "
-                              f"got {_json_type(doc)}")
-    return items, []
+        if not isinstance(items, list):
+            raise LoadError(file, f'"claims" must be an array of claim objects, got {_json_type(items)}')
+        if not items:
+            raise LoadError(file, 'no claims: the "claims" array is empty')
+        return items
+    if isinstance(doc, dict):
+        return [doc]
+    if isinstance(doc, list):
+        if not doc:
+            raise LoadError(file, "no claims: the array is empty")
+        return doc
+    raise LoadError(file, f"expected a claim object, an array of claims or {{\"claims\": [...]}}, "
+                          f"got {_json_type(doc)}")
 
 
 def _json_type(value: Any) -> str:
@@ -179,8 +188,12 @@ def _json_type(value: Any) -> str:
     return "an object"
 
 
-def _frame_from_items(items: list[Any], file: str, first_row: int = 1) -> RawTable:
-    """Build a raw table from parsed JSON items; a non-object item becomes an invalid row, not a failure."""
+def _frame_from_items(items: list[Any], file: str, rows: Sequence[int] | None = None) -> RawTable:
+    """Build a raw table from parsed JSON items; a non-object item becomes an invalid row, not a failure.
+
+    Columns are sorted by name: the key order of a JSON object carries no meaning, so the audit of a claim
+    does not depend on it. ``rows`` gives each item's position in the file (default 1, 2, ...).
+    """
     records: list[dict[str, Any]] = []
     problems: list[tuple[int, str, str]] = []
     validator = _claim_validator()
@@ -190,14 +203,35 @@ def _frame_from_items(items: list[Any], file: str, first_row: int = 1) -> RawTab
             for err in validator.iter_errors(item):
                 fld = str(err.path[0]) if err.path else ""
                 problems.append((pos, fld, _schema_message(err)))
+            for key, values in getattr(item, "duplicates", {}).items():
+                shown = ", ".join(_short(v) for v in values[:4])
+                problems.append((pos, key, f"{key} is given {len(values)} times with different values ({shown})"))
         else:
             records.append({})
             problems.append((pos, "", f"expected a claim object, got {_json_type(item)}"))
     frame = pd.DataFrame.from_records(records) if records else pd.DataFrame()
-    frame = frame.astype(object) if len(frame.columns) else pd.DataFrame(index=range(len(records)))
+    if len(frame.columns):
+        frame = frame.astype(object)
+        frame = frame[sorted(frame.columns, key=str)]
+    else:
+        frame = pd.DataFrame(index=range(len(records)))
     frame.index = range(len(records))
-    frame["_row"] = np.arange(first_row, first_row + len(records))
+    frame = _with_origin(frame, np.arange(1, len(records) + 1) if rows is None else np.asarray(rows))
     return RawTable(frame, problems)
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _with_origin(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
+    """Add the ``_row`` column; an input column of that name (or ``_file``) is kept under another name."""
+    clash = {c: f"{c} (input)" for c in frame.columns if c in ORIGIN_COLUMNS}
+    if clash:
+        frame = frame.rename(columns=clash)
+    frame["_row"] = rows
+    return frame
 
 
 def _schema_message(err: Any) -> str:
@@ -231,9 +265,21 @@ def _claim_validator():
 
 
 def _read_text(path: Path, data: bytes | None, file: str) -> str:
+    """The file's text: UTF-8 (a byte-order mark is dropped), UTF-16/32 with a byte-order mark, else cp1252."""
     raw = data if data is not None else path.read_bytes()
-    if b"\x00" in raw[:4096]:
-        raise LoadError(file, "binary data, not text (is this the right file?)")
+    for bom, codec in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+                       (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if raw.startswith(bom):  # "Unicode text" exports from spreadsheets
+            try:
+                raw = raw.decode(codec).encode("utf-8")
+            except UnicodeDecodeError:
+                raise LoadError(file, f"not valid {codec.upper()} text (the file starts with its byte-order "
+                                      f"mark)") from None
+            break
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        where = "" if nul < 4096 else f" (a NUL byte at offset {nul:,})"
+        raise LoadError(file, f"binary data, not text{where}: is this the right file?")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -247,52 +293,135 @@ def read_json(path: Path, file: str, data: bytes | None = None) -> RawTable:
     text = _read_text(path, data, file)
     if not text.strip():
         raise LoadError(file, "empty file")
-    doc = _depth_limited_json(text, file)
-    items, problems = _records_from_json(doc, file)
-    table = _frame_from_items(items, file)
-    table.problems[:0] = problems
-    return table
+    doc = _loads(text, file)
+    return _frame_from_items(_records_from_json(doc, file), file)
 
 
 def read_jsonl(path: Path, file: str, data: bytes | None = None) -> RawTable:
     """JSON Lines: one claim object per line; a bad line is an invalid claim, the others are read."""
     text = _read_text(path, data, file)
     items: list[Any] = []
+    linenos: list[int] = []
     line_problems: list[tuple[int, str]] = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
+        linenos.append(lineno)
         try:
-            if len(line) > 1 and max(line.count("["), line.count("{")) > MAX_JSON_DEPTH:
-                _depth_limited_json(line, file)
-            items.append(json.loads(line, parse_constant=lambda name: name))
-        except (json.JSONDecodeError, LoadError) as exc:
-            line_problems.append((len(items), f"line {lineno}: not valid JSON ({getattr(exc, 'msg', exc)})"))
+            items.append(_loads(line, file))
+        except LoadError as exc:
+            line_problems.append((len(items), f"line {lineno}: {exc.message}"))
             items.append(None)
     if not items:
         raise LoadError(file, "no claims: the file has no JSON lines")
-    table = _frame_from_items(items, file)
+    table = _frame_from_items(items, file, rows=linenos)
     bad = {pos for pos, _ in line_problems}
     table.problems = [p for p in table.problems if p[0] not in bad] + [(pos, "", msg) for pos, msg in line_problems]
     return table
 
 
 def read_csv(path: Path, file: str, data: bytes | None = None, sep: str = ",") -> RawTable:
-    """CSV (or TSV) with a header row; every cell read as text, so the original is kept."""
+    """CSV (or TSV) with a header row; every cell read as text, so the original is kept.
+
+    A row with more cells than the header is kept and made invalid (its extra cells are named in the message);
+    a row with fewer cells has its last fields missing. A header without rows is a whole-file problem.
+    """
     text = _read_text(path, data, file)
     if not text.strip():
         raise LoadError(file, "empty file")
+    options = dict(dtype=str, keep_default_na=False, sep=sep, skipinitialspace=True, index_col=False)
+    problems: list[tuple[int, str, str]] = []
     try:
-        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, sep=sep, skipinitialspace=True)
+        with warnings.catch_warnings():
+            # pandas warns, and drops cells, when the first row is longer than the header: read it again.
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(io.StringIO(text), **options)
     except pd.errors.EmptyDataError:
         raise LoadError(file, "empty file") from None
-    except (pd.errors.ParserError, ValueError) as exc:
+    except (pd.errors.ParserError, pd.errors.ParserWarning) as exc:
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        if "EOF inside string" in message or "EOF following escape" in message:
+            raise LoadError(file, f"not readable as CSV: a quoted cell is never closed "
+                                  f"({message.replace('Error tokenizing data. C error: ', '')})") from None
+        frame, problems = _read_ragged_csv(text, file, options)
+    except ValueError as exc:
         raise LoadError(file, f"not readable as CSV: {str(exc).strip().splitlines()[0]}") from None
-    frame = frame.replace({"": None})
-    frame = frame.loc[:, [c for c in frame.columns if not str(c).startswith("Unnamed:")]]
+    if len(frame) == 0:
+        raise LoadError(file, f"no claims: the file has a header ({_header_words(frame.columns)}) but no rows")
     frame = frame.astype(object)
-    frame["_row"] = np.arange(2, len(frame) + 2)  # 1-based line number of the row in the file (header is 1)
-    return RawTable(frame)
+    frame = frame.where(frame.notna() & (frame != ""), None)
+    frame = _drop_empty_unnamed(frame)
+    # Row numbers count the header as 1 (blank lines are skipped, as in a spreadsheet import).
+    frame = _with_origin(frame, np.arange(2, len(frame) + 2))
+    return RawTable(frame, problems)
+
+
+def _header_words(columns: Sequence[Any]) -> str:
+    names = [str(c) for c in columns][:5]
+    more = len(columns) - len(names)
+    return ", ".join(names) + (f" and {more} more" if more > 0 else "")
+
+
+def _read_ragged_csv(text: str, file: str, options: dict) -> tuple[pd.DataFrame, list[tuple[int, str, str]]]:
+    """Read a CSV whose rows have more cells than its header: every row kept, the long ones made invalid.
+
+    Only for malformed files: the csv module counts the cells per row, then pandas reads the file again with
+    that many columns so cells are read exactly as in the normal path.
+    """
+    try:
+        width = max((len(r) for r in csv.reader(io.StringIO(text), delimiter=options["sep"],
+                                                skipinitialspace=True)), default=0)
+        wide = pd.read_csv(io.StringIO(text), header=None, names=range(width),
+                           **{k: v for k, v in options.items() if k != "index_col"})
+    except (csv.Error, pd.errors.ParserError, ValueError) as exc:
+        raise LoadError(file, f"not readable as CSV: {str(exc).strip().splitlines()[0]}") from None
+    header = [str(h) if isinstance(h, str) else "" for h in wide.iloc[0].tolist()]
+    n_named = max((i + 1 for i, h in enumerate(header) if h != ""), default=0)
+    names = _mangle(header[:n_named])
+    body = wide.iloc[1:].reset_index(drop=True)
+    extra = body.iloc[:, n_named:]
+    problems: list[tuple[int, str, str]] = []
+    if extra.shape[1]:
+        filled = extra.where(extra.notna(), "").astype(str).to_numpy()
+        for pos in np.flatnonzero((filled != "").any(axis=1)):
+            cells = filled[pos]
+            used = cells[: np.flatnonzero(cells != "").max() + 1]
+            shown = ", ".join(repr(c[:20]) for c in used[:3]) + (", ..." if len(used) > 3 else "")
+            problems.append((int(pos), "", f"the row has {n_named + len(used)} cells but the header has {n_named}; "
+                                           f"the extra cells ({shown}) belong to no column"))
+    frame = body.iloc[:, :n_named].copy()
+    frame.columns = names
+    return frame, problems
+
+
+def _mangle(names: list[str]) -> list[str]:
+    """Column names as pandas makes them: an empty name is ``Unnamed: i``, a repeat gets ``.1``, ``.2``."""
+    out: list[str] = []
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names):
+        name = name or f"Unnamed: {i}"
+        base = name
+        while name in seen:
+            seen[base] += 1
+            name = f"{base}.{seen[base]}"
+        seen.setdefault(name, 0)
+        out.append(name)
+    return out
+
+
+def _drop_empty_unnamed(frame: pd.DataFrame) -> pd.DataFrame:
+    """Drop columns without a header and without a value (trailing commas); name the others by position."""
+    renames: dict[Any, str] = {}
+    drop: list[Any] = []
+    for i, col in enumerate(frame.columns):
+        if isinstance(col, str) and col.startswith("Unnamed: "):
+            if frame[col].isna().all():
+                drop.append(col)
+            else:
+                renames[col] = f"column {i + 1}"
+    if drop:
+        frame = frame.drop(columns=drop)
+    return frame.rename(columns=renames) if renames else frame
 
 
 def read_parquet(path: Path, file: str) -> RawTable:
@@ -302,16 +431,40 @@ def read_parquet(path: Path, file: str) -> RawTable:
 
     try:
         table = pq.read_table(path)
-    except (pa.ArrowException, OSError, ValueError) as exc:
-        raise LoadError(file, f"not a readable Parquet file: {exc}") from None
+    except (pa.ArrowException, OSError, ValueError, EOFError) as exc:
+        raise LoadError(file, f"not a readable Parquet file: {_first_line(exc)}") from None
+    if table.num_rows == 0:
+        raise LoadError(file, f"no claims: the file has columns ({_header_words(table.column_names)}) but no rows")
+    names = _mangle([str(c) for c in table.column_names])  # Parquet allows a column name twice
     try:
-        frame = table.to_pandas()
-    except (pa.ArrowException, ValueError, TypeError) as exc:
-        raise LoadError(file, f"Parquet columns cannot be read: {exc}") from None
-    frame = frame.astype(object).where(frame.notna(), None)
+        table = table.rename_columns(names)
+        frame = table.to_pandas(integer_object_nulls=False, date_as_object=True)
+    except (pa.ArrowException, ValueError, TypeError, OverflowError) as exc:
+        raise LoadError(file, f"Parquet columns cannot be read: {_first_line(exc)}") from None
+    frame = _object_columns(frame)
     frame.index = range(len(frame))
-    frame["_row"] = np.arange(1, len(frame) + 1)
+    frame = _with_origin(frame, np.arange(1, len(frame) + 1))
     return RawTable(frame)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return (text.splitlines()[0] if text else type(exc).__name__)[:300]
+
+
+def _object_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """Numeric columns stay numeric (parsed with no Python loop); every other column becomes Python objects
+    with None for missing (categoricals, dates and nested values included)."""
+    out = {}
+    for col in frame.columns:
+        series = frame[col]
+        dtype = series.dtype
+        if (pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+                and not pd.api.types.is_complex_dtype(dtype) and not isinstance(dtype, pd.CategoricalDtype)):
+            out[col] = series.astype("float64") if not pd.api.types.is_integer_dtype(dtype) else series
+        else:
+            out[col] = series.astype(object).where(series.notna(), None)
+    return pd.DataFrame(out, index=frame.index)
 
 
 def read_xlsx(path: Path, file: str) -> RawTable:
@@ -321,10 +474,13 @@ def read_xlsx(path: Path, file: str) -> RawTable:
     except ImportError:
         raise LoadError(file, "reading .xlsx needs openpyxl: pip install 'train-audit[xlsx]'") from None
     except Exception as exc:  # openpyxl raises many types for a damaged workbook
-        raise LoadError(file, f"not a readable spreadsheet: {exc}") from None
+        raise LoadError(file, f"not a readable spreadsheet: {_first_line(exc)}") from None
+    if len(frame) == 0:
+        raise LoadError(file, f"no claims: the first sheet has a header ({_header_words(frame.columns)}) but no rows")
     frame = frame.astype(object).where(frame.notna(), None)
     frame.index = range(len(frame))
-    frame["_row"] = np.arange(2, len(frame) + 2)
+    frame = _drop_empty_unnamed(frame)
+    frame = _with_origin(frame, np.arange(2, len(frame) + 2))
     return RawTable(frame)
 
 

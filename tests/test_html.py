@@ -1,0 +1,455 @@
+"""Tests for the HTML report without a browser: structure, escaping, the CSP, charts against the numbers,
+determinism, the committed report, and large batches. (tests/test_browser.py renders it in Chromium.)"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import math
+import random
+import re
+import sys
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from audit.api import check, check_records, summary, to_json
+from audit.report import html as report
+from audit.report import svg
+
+REPO = Path(__file__).resolve().parent.parent
+EPOCH = "1795996800"  # 2026-11-30 00:00 UTC
+
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+SVG_NS = "http://www.w3.org/2000/svg"
+
+SCRIPT = "<script>window.__pwned=1</script>"
+IMG = '<img src=x onerror="window.__pwned=1">'
+HOSTILE = [
+    {"id": SCRIPT, "name": IMG, "source": IMG, "params": "7B", "tokens": "1T", "compute_flops": "4.2e22",
+     "hardware": SCRIPT, "chips": 64, "wall_clock_days": 10, "notes": IMG, "x_extra": SCRIPT},
+    {"id": "js-source", "name": "javascript source", "source": "javascript:alert(1)", "params": "7B",
+     "tokens": "1T", "hardware": "H100", "chips": 64, "wall_clock_days": 10},
+    {"id": "bad-value", "name": IMG, "source": "data:text/html,<script>alert(1)</script>", "params": IMG,
+     "tokens": "1T", "hardware": "A100"},
+]
+
+
+class Page(HTMLParser):
+    """Collects what the checks need and the structural errors html.parser can see."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.errors: list[str] = []
+        self.ids: list[str] = []
+        self.elements: list[tuple[str, dict[str, str | None]]] = []
+        self.raw: dict[str, list[str]] = {"style": [], "script": []}
+        self.text: list[str] = []
+        self.doctype = None
+
+    def handle_decl(self, decl: str) -> None:
+        self.doctype = decl
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        self._element(tag, attrs)
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list) -> None:
+        self._element(tag, attrs)
+
+    def _element(self, tag: str, attrs: list) -> None:
+        a = dict(attrs)
+        if len(a) != len(attrs):
+            self.errors.append(f"duplicate attribute on <{tag}>")
+        self.elements.append((tag, a))
+        if "id" in a:
+            self.ids.append(a["id"])
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in VOID:
+            self.errors.append(f"end tag for void <{tag}>")
+            return
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes <{self.stack[-1] if self.stack else None}>")
+            if tag in self.stack:
+                while self.stack and self.stack.pop() != tag:
+                    pass
+            return
+        self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        if self.stack and self.stack[-1] in self.raw:
+            self.raw[self.stack[-1]].append(data)
+        else:
+            self.text.append(data)
+
+
+def parse(page: str) -> Page:
+    p = Page()
+    p.feed(page)
+    p.close()
+    return p
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return check()
+
+
+@pytest.fixture(scope="module")
+def corpus_page(corpus) -> str:
+    mp = pytest.MonkeyPatch()
+    mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    try:
+        return report.render(corpus, "corpus")
+    finally:
+        mp.undo()
+
+
+@pytest.fixture(scope="module")
+def hostile_page() -> str:
+    return report.render(check_records(HOSTILE), SCRIPT)
+
+
+# --------------------------------------------------------------------------------------------- structure
+
+
+def assert_valid(page: str) -> Page:
+    p = parse(page)
+    assert p.doctype and p.doctype.lower() == "doctype html"
+    assert p.errors == []
+    assert p.stack == [], f"unclosed: {p.stack}"
+    duplicates = sorted({i for i in p.ids if p.ids.count(i) > 1})
+    assert duplicates == []
+    ids = set(p.ids)
+    for tag, a in p.elements:
+        for attr in ("src", "href", "xlink:href", "action", "formaction", "poster", "srcset"):
+            value = (a.get(attr) or "").strip()
+            if not value:
+                continue
+            if tag in ("link", "script", "img", "iframe", "source", "embed", "object", "image", "use", "style"):
+                assert value.startswith(("data:", "#")), f"<{tag} {attr}={value!r}> would load something"
+            if value.startswith("#"):
+                assert value[1:] in ids, f"dangling link {value}"
+            else:
+                assert tag == "a" and attr == "href" and value.startswith(("https://", "http://")) or \
+                    value.startswith("data:"), (tag, attr, value)
+        assert not any(k.startswith("on") for k in a), f"event handler attribute on <{tag}>"
+        assert "style" not in a or tag == "style", f"style attribute on <{tag}> (blocked by the CSP)"
+    return p
+
+
+def test_page_is_well_formed_html5(corpus_page):
+    p = assert_valid(corpus_page)
+    tags = [t for t, _ in p.elements]
+    assert tags.count("html") == 1 and tags.count("body") == 1 and tags.count("main") == 1
+    html_attrs = next(a for t, a in p.elements if t == "html")
+    assert html_attrs.get("lang") == "en"
+    assert ("meta", {"charset": "utf-8"}) in p.elements
+    assert any(t == "meta" and a.get("name") == "viewport" for t, a in p.elements)
+    assert tags.count("script") == 1 and tags.count("style") == 1
+    for t, a in p.elements:
+        if t == "svg":
+            assert a.get("xmlns") == SVG_NS and a.get("viewbox")
+
+
+def test_content_security_policy_allows_exactly_the_inline_style_and_script(corpus_page):
+    p = parse(corpus_page)
+    csp = next(a["content"] for t, a in p.elements if t == "meta" and a.get("http-equiv") == "Content-Security-Policy")
+    directives = {d.split()[0]: d.split()[1:] for d in (x.strip() for x in csp.split(";")) if d}
+    assert directives["default-src"] == ["'none'"]
+    assert "'unsafe-inline'" not in csp and "'unsafe-eval'" not in csp and "http" not in csp
+
+    def digest(text: str) -> str:
+        return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+    assert directives["script-src"] == [digest("".join(p.raw["script"]))]
+    assert directives["style-src"] == [digest("".join(p.raw["style"]))]
+    assert directives["base-uri"] == ["'none'"] and directives["form-action"] == ["'none'"]
+
+
+def test_print_and_phone_styles_are_there(corpus_page):
+    css = report.assets()["css"]
+    print_css = css[css.index("@media print"):]
+    assert "break-before: page" in print_css and ".claim" in print_css
+    assert "overflow: visible" in print_css  # tables are not clipped to a scroll box on paper
+    assert "@media (max-width:" in css
+    assert 'name="viewport" content="width=device-width, initial-scale=1"' in corpus_page
+
+
+# ------------------------------------------------------------------------------------------------ content
+
+
+def test_summary_counts_and_worst_first(corpus, corpus_page):
+    s = summary(corpus)
+    for status, count in s["status"].items():
+        assert re.search(rf'<li class="count {status}"><span class="n">{count:,}</span>', corpus_page)
+    ctx = report.context(corpus)
+    ranks = [report.STATUS_ORDER[c["status"]] for c in ctx["claims"]]
+    assert ranks == sorted(ranks)
+    assert [w["id"] for w in ctx["worst"]] == [c["id"] for c in ctx["claims"] if c["status"] != "pass"][:10]
+    affected = [r["claims"] for r in ctx["top_rules"]]
+    assert affected == sorted(affected, reverse=True) and {r["code"] for r in ctx["top_rules"]} == set(s["rules"])
+    codes = {r["code"] for r in ctx["ratios"]}
+    assert {"C001", "MFU"} <= codes
+
+
+def test_failing_claims_lead_and_explain(monkeypatch):
+    records = [
+        {"id": "fine", "params": "7B", "tokens": "1T", "compute_flops": 4.2e22},
+        {"id": "pf-days", "params": "175B", "tokens": "300B", "compute_flops": "3640", "hardware": "V100",
+         "chips": 1024, "wall_clock_days": 34},
+        {"id": "slightly-off", "params": "7B", "tokens": "1T", "compute_flops": 6e22},
+        {"id": "broken", "params": "-5"},
+    ]
+    result = check_records(records)
+    ctx = report.context(result)
+    assert [c["id"] for c in ctx["claims"]] == ["broken", "pf-days", "slightly-off", "fine"]
+    assert ctx["worst"][1]["headline"]["rule"] == "C001"
+    page = report.render(result)
+    assert_valid(page)
+    pf = next(c for c in ctx["claims"] if c["id"] == "pf-days")
+    assert pf["problems"][0]["formula"].startswith("C = 6")
+    assert any(d["label"] == "MFU" and "C003" == d["rule"] for d in pf["derived"])
+
+
+def test_explanation_is_rendered_when_a_finding_has_one(monkeypatch):
+    real = report.claim_record
+
+    def with_explanation(result, row, findings):
+        rec = real(result, row, findings)
+        for f in rec["findings"]:
+            if f["severity"] != "ok":
+                f["explanation"] = f"Likely PF-days read as FLOP {IMG}"
+        return rec
+
+    monkeypatch.setattr(report, "claim_record", with_explanation)
+    page = report.render(check_records([{"id": "x", "params": "175B", "tokens": "300B", "compute_flops": "3640"}]))
+    assert '<p class="explanation">Likely PF-days read as FLOP &lt;img src=x onerror=&#34;window.__pwned=1&#34;&gt;</p>' \
+        in page
+    assert_valid(page)
+
+
+def test_hostile_text_stays_text(hostile_page):
+    p = assert_valid(hostile_page)
+    assert "<script>window" not in hostile_page and "<img src=x" not in hostile_page
+    assert [t for t, _ in p.elements].count("script") == 1
+    assert [t for t, _ in p.elements].count("img") == 0
+    text = "".join(p.text)
+    assert text.count(SCRIPT) >= 3 and text.count(IMG) >= 3  # title, id, name, source, extra fields
+    hrefs = [a.get("href") or "" for t, a in p.elements if t == "a"]
+    assert not [h for h in hrefs if not h.startswith(("#", "https://", "http://"))]
+    assert "javascript:alert(1)" in text  # shown, as text
+
+
+def test_sources_become_links_only_when_http():
+    assert report.linkify("javascript:alert(1)") == [("javascript:alert(1)", None)]
+    assert report.linkify("data:text/html,hi") == [("data:text/html,hi", None)]
+    assert report.linkify("See https://example.org/a_(b). Next") == [
+        ("See ", None), ("https://example.org/a_(b)", "https://example.org/a_(b)"), (". Next", None)]
+    assert report.linkify("Brown et al. (arXiv:2005.14165v4), Table D.1") == [
+        ("Brown et al. (", None), ("arXiv:2005.14165v4", "https://arxiv.org/abs/2005.14165v4"),
+        ("), Table D.1", None)]
+    assert report.linkify("http://x.org/<script>") == [("http://x.org/", "http://x.org/"), ("<script>", None)]
+    assert report.linkify(None) == [] and report.linkify("") == []
+    assert report.safe_url("https://example.org") == "https://example.org"
+    assert report.safe_url("javascript:alert(1)") is None and report.safe_url("https:///x") is None
+
+
+def test_datasheet_and_paper_sources_are_shown(corpus_page):
+    assert '<a href="https://arxiv.org/abs/2005.14165v4" rel="noopener noreferrer">arXiv:2005.14165v4</a>' \
+        in corpus_page
+    assert "<dt>Datasheet</dt>" in corpus_page
+
+
+def test_rows_and_sections_carry_what_the_filters_need(corpus, corpus_page):
+    ctx = report.context(corpus)
+    p = parse(corpus_page)
+    rows = [a for t, a in p.elements if t == "tr" and "data-anchor" in a]
+    articles = {a["id"]: a for t, a in p.elements if t == "article"}
+    assert len(rows) == len(articles) == len(corpus)
+    f = corpus.findings
+    for row in rows:
+        art = articles[row["data-anchor"]]
+        r = int(row["data-row"])
+        assert row["data-status"] == art["data-status"] == corpus.status.iat[r]
+        bad = f[(f["row"] == r) & f["severity"].astype(str).isin(["warning", "error"])]
+        assert row["data-rules"].split() == sorted(set(bad["rule"])) == art["data-rules"].split()
+    assert [int(a["data-rank"]) for a in rows] == list(range(len(rows)))
+    assert ctx["filter_status"] and ctx["filter_rules"]
+
+
+# ------------------------------------------------------------------------------------------------ charts
+
+
+TRANSLATE = re.compile(r"translate\(([-\d.]+),([-\d.]+)\)")
+
+
+def chart_elements(page: str, chart_id: str) -> list[dict[str, str | None]]:
+    """Attributes of every element inside the figure ``chart_id`` (with html.parser, as a browser would)."""
+    p = parse(page)
+    out, inside = [], False
+    for tag, a in p.elements:
+        if tag == "figure":
+            inside = a.get("id") == chart_id
+        elif inside:
+            out.append(a)
+    return out
+
+
+def test_utilization_points_match_the_json_numbers(corpus, corpus_page):
+    data = {c["id"]: c for c in to_json(corpus)["claims"]}
+    els = chart_elements(corpus_page, "chart-mfu")
+    pts = [a for a in els if a.get("class") == "point"]
+    with_mfu = [c for c in data.values() if "mfu" in c["quantities"]]
+    assert len(pts) == len(with_mfu) > 10
+    ticks = sorted((float(a["data-value"]), float(TRANSLATE.fullmatch(a["transform"]).group(1)))
+                   for a in els if a.get("class") == "tick x")
+    (v0, x0), (v1, x1) = ticks[0], ticks[-1]
+    for a in pts:
+        claim = data[a["data-id"]]
+        assert float(a["data-value"]) == claim["quantities"]["mfu"]["value"]
+        assert a["data-source"] == claim["quantities"]["mfu"]["source"]
+        x = float(TRANSLATE.fullmatch(a["transform"]).group(1))
+        assert x == pytest.approx(x0 + (float(a["data-value"]) - v0) / (v1 - v0) * (x1 - x0), abs=0.02)
+        u001 = next(f for f in claim["findings"] if f["rule"] == "U001")
+        assert a["data-severity"] == u001["severity"]
+
+
+def test_compute_points_match_the_c001_findings(corpus, corpus_page):
+    data = {c["id"]: c for c in to_json(corpus)["claims"]}
+    els = chart_elements(corpus_page, "chart-compute")
+    pts = [a for a in els if a.get("class") == "point"]
+    checked = {i: next(f for f in c["findings"] if f["rule"] == "C001") for i, c in data.items()
+               if any(f["rule"] == "C001" for f in c["findings"])}
+    assert {a["data-id"] for a in pts} == set(checked)
+    xt = sorted((float(a["data-value"]), float(TRANSLATE.fullmatch(a["transform"]).group(1)))
+                for a in els if a.get("class") == "tick x")
+    yt = sorted((float(a["data-value"]), float(TRANSLATE.fullmatch(a["transform"]).group(2)))
+                for a in els if a.get("class") == "tick y")
+    for a in pts:
+        f = checked[a["data-id"]]
+        assert a["data-severity"] == f["severity"]
+        q = data[a["data-id"]]["quantities"]
+        assert float(a["data-claimed"]) == q["compute_flops"]["value"]
+        if f["quantity"] == "compute_flops":
+            assert float(a["data-claimed"]) == f["claimed"]
+            assert float(a["data-expected"]) == pytest.approx(f["expected"], rel=1e-12)
+        x, y = map(float, TRANSLATE.fullmatch(a["transform"]).groups())
+        for (v0, p0), (v1, p1), value, pos in ((xt[0], xt[-1], float(a["data-expected"]), x),
+                                               (yt[0], yt[-1], float(a["data-claimed"]), y)):
+            frac = (math.log10(value) - math.log10(v0)) / (math.log10(v1) - math.log10(v0))
+            assert pos == pytest.approx(p0 + frac * (p1 - p0), abs=0.02)
+
+
+# -------------------------------------------------------------------------------------------- determinism
+
+
+def test_same_input_same_bytes(corpus, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    first = report.render(corpus, "t")
+    assert report.render(check(), "t") == first
+    assert "on 2026-11-30 00:00 UTC" in first
+
+
+def test_committed_corpus_report_is_current(monkeypatch):
+    """Golden test: the committed HTML report equals a fresh render (reports/regenerate.py does the rendering)."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)  # restored after the test; regenerate sets its own epoch
+    monkeypatch.syspath_prepend(str(REPO / "reports"))
+    sys.modules.pop("regenerate", None)
+    import regenerate
+
+    rendered = regenerate.render_all()
+    names = [n for n in regenerate.OUTPUTS if n.endswith(".html")]
+    assert "corpus.html" in names
+    stale = [n for n in names if (REPO / "reports" / n).read_bytes() != rendered[n]]
+    assert stale == [], f"stale: {stale}; run: python reports/regenerate.py"
+
+
+# ------------------------------------------------------------------------------------------ large batches
+
+
+def synthetic(n: int, seed: int = 4) -> list[dict]:
+    """``n`` plausible-looking claims with the usual slips mixed in (deterministic)."""
+    rng = random.Random(seed)
+    hardware = ["H100", "A100 80GB", "V100", "TPU v4", "H1000", "A100"]
+    out = []
+    for i in range(n):
+        p = rng.choice([1.3e9, 7e9, 13e9, 70e9, 175e9]) * rng.uniform(0.8, 1.2)
+        d = p * rng.uniform(5, 40)
+        chips = rng.choice([64, 256, 1024, 2048])
+        days = rng.uniform(3, 60)
+        r = {"id": f"run-{i:05d}", "name": f"Run {i}", "params": p, "tokens": d, "hardware": rng.choice(hardware),
+             "chips": chips, "wall_clock_days": days}
+        k = rng.random()
+        if k < 0.5:
+            r["compute_flops"] = 6 * p * d * rng.choice([1, 1, 1, 1.1, 1.4, 3])
+        if k > 0.3:
+            r["chip_hours"] = chips * 24 * days * rng.choice([1, 1, 1, 24])
+        if rng.random() < 0.3:
+            r["mfu"] = rng.uniform(0.05, 0.8)
+        if rng.random() < 0.01:
+            r["chips"] = "lots"
+        out.append(r)
+    return out
+
+
+@pytest.fixture(scope="module")
+def big():
+    return check_records(synthetic(10_000))
+
+
+def test_ten_thousand_claims_render_quickly_with_the_worst_in_full(big, monkeypatch):
+    calls = []
+    real = report.claim_record
+    monkeypatch.setattr(report, "claim_record", lambda r, row, f: calls.append(row) or real(r, row, f))
+    start = time.perf_counter()
+    page = report.render(big)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 20, f"rendering 10,000 claims took {elapsed:.1f} s"
+    assert len(calls) == report.MAX_DETAILED  # no per-claim work for the claims not shown
+    hidden = 10_000 - report.MAX_DETAILED
+    assert f"{hidden:,} of 10,000 claims are not shown here" in page
+    p = parse(page)
+    assert sum(1 for t, _ in p.elements if t == "article") == report.MAX_DETAILED
+    assert sum(1 for t, a in p.elements if t == "tr" and "data-anchor" in a) == report.MAX_DETAILED
+    shown = [int(a["data-row"]) for t, a in p.elements if t == "article"]
+    order = report.claim_order(big)
+    assert shown == order[: report.MAX_DETAILED].tolist()
+    ranks = [report.STATUS_ORDER[big.status.iat[r]] for r in order]
+    assert ranks == sorted(ranks)
+    assert len(page) < 8_000_000
+
+
+def test_large_batches_get_histograms_that_count_every_claim(big):
+    page = report.render(big)
+    assert_valid(page)
+    assert 'class="point"' not in page  # no per-claim marks for 10,000 claims
+    mfu = big.q["mfu"].dropna()
+    bars = [a for a in chart_elements(page, "chart-mfu") if a.get("class") == "bar"]
+    assert sum(int(a["data-count"]) for a in bars) == len(mfu)
+    over = next(a for a in bars if a.get("data-hi") is None)
+    assert int(over["data-count"]) == int((mfu > 1).sum())
+    f = big.findings
+    c001 = f[(f["rule"] == "C001")]
+    bars = [a for a in chart_elements(page, "chart-C001") if a.get("class") == "bar"]
+    assert sum(int(a["data-count"]) for a in bars) == len(c001)
+    assert {"C001", "C002", "C003", "MFU"} <= {r["code"] for r in report.context(big)["ratios"]}
+
+
+def test_single_claim_and_batches_just_over_the_chart_limit():
+    one = report.render(check_records([{"id": "solo", "params": "7B", "tokens": "1T"}]))
+    assert_valid(one)
+    assert "Key ratios" not in one
+    n = report.CHART_POINTS_MAX + 1
+    page = report.render(check_records(synthetic(n, seed=9)))
+    assert_valid(page)
+    assert 'class="chart histogram utilization"' in page
+
+
+def test_svg_module_is_used_for_the_charts():
+    assert report.svg is svg
