@@ -133,8 +133,10 @@ def _loads(text: str, file: str) -> Any:
         raise LoadError(file, "JSON nested too deeply") from None
 
 
-def _keep_constant(name: str) -> str:
-    return name
+def _keep_constant(name: str) -> Any:
+    """``Infinity`` is read as a float, so the loader reports it as not finite; ``NaN`` stays the text
+    ``"NaN"``, which the loader reports as NaN (a float NaN would be indistinguishable from a missing value)."""
+    return name if name == "NaN" else float(name)
 
 
 class _JSONObject(dict):
@@ -281,11 +283,21 @@ def _read_text(path: Path, data: bytes | None, file: str) -> str:
         where = "" if nul < 4096 else f" (a NUL byte at offset {nul:,})"
         raise LoadError(file, f"binary data, not text{where}: is this the right file?")
     try:
-        return raw.decode("utf-8-sig")
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         # Spreadsheets exported on Windows are often cp1252/Latin-1; every byte decodes, and the bytes that
         # differ from UTF-8 are accented letters in names, not digits.
-        return raw.decode("cp1252", errors="replace")
+        text = raw.decode("cp1252", errors="replace")
+    head = text[:65536]
+    controls = len(head) - len(head.translate(_CONTROL_CHARS))
+    if controls > 8 and controls > len(head) // 200:
+        raise LoadError(file, "binary data, not text (control characters throughout): is this the right file?")
+    return text
+
+
+#: C0 control characters other than tab, line feed, form feed and carriage return: text files hold none, random
+#: bytes about one in nine.
+_CONTROL_CHARS = {c: None for c in range(32) if chr(c) not in "\t\n\x0c\r"}
 
 
 def read_json(path: Path, file: str, data: bytes | None = None) -> RawTable:
@@ -369,7 +381,7 @@ def _read_ragged_csv(text: str, file: str, options: dict) -> tuple[pd.DataFrame,
     that many columns so cells are read exactly as in the normal path.
     """
     try:
-        width = max((len(r) for r in csv.reader(io.StringIO(text), delimiter=options["sep"],
+        width = max((len(r) for r in csv.reader(io.StringIO(text, newline=""), delimiter=options["sep"],
                                                 skipinitialspace=True)), default=0)
         wide = pd.read_csv(io.StringIO(text), header=None, names=range(width),
                            **{k: v for k, v in options.items() if k != "index_col"})
@@ -430,11 +442,15 @@ def read_parquet(path: Path, file: str) -> RawTable:
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path)
+        # ParquetFile.read, not read_table: the dataset reader behind read_table refuses a column name given
+        # twice, which Parquet allows (the second is kept as an extra field here).
+        with pq.ParquetFile(path) as handle:
+            table = handle.read()
     except (pa.ArrowException, OSError, ValueError, EOFError) as exc:
         raise LoadError(file, f"not a readable Parquet file: {_first_line(exc)}") from None
     if table.num_rows == 0:
-        raise LoadError(file, f"no claims: the file has columns ({_header_words(table.column_names)}) but no rows")
+        columns = f"columns ({_header_words(table.column_names)}) but " if table.column_names else ""
+        raise LoadError(file, f"no claims: the file has {columns}no rows")
     names = _mangle([str(c) for c in table.column_names])  # Parquet allows a column name twice
     try:
         table = table.rename_columns(names)
@@ -586,18 +602,73 @@ def map_unique(series: pd.Series, fn: Callable[[Any], Any]) -> pd.Series:
 
 
 def _one_text(v: Any) -> str | None:
-    if v is None:
+    if v is None or v is pd.NA or v is pd.NaT:
         return None
-    if isinstance(v, float):
-        return None if math.isnan(v) else repr(v)
-    if isinstance(v, (dict, list)):
-        return json.dumps(v, ensure_ascii=False, sort_keys=True)[:500]
+    if isinstance(v, (float, np.floating)):
+        return None if math.isnan(v) else repr(float(v))
+    if isinstance(v, np.ndarray):
+        v = v.tolist()
+    if isinstance(v, (dict, list, tuple)):
+        return json.dumps(v, ensure_ascii=False, sort_keys=True, default=str)[:500]
+    if isinstance(v, (bytes, bytearray)):
+        return bytes(v).decode("utf-8", errors="replace")
     return str(v)
 
 
 def _as_text(series: pd.Series) -> pd.Series:
-    """Cells as display text (None when absent); numbers keep their shortest repr."""
+    """Cells as display text (None when absent); numbers keep their shortest repr (as ``repr(float)``)."""
+    dtype = series.dtype
+    if pd.api.types.is_float_dtype(dtype) or (pd.api.types.is_integer_dtype(dtype)
+                                              and not isinstance(dtype, pd.CategoricalDtype)):
+        arr = series.to_numpy()
+        if pd.api.types.is_float_dtype(dtype):
+            arr = arr.astype(np.float64)  # numpy's float64 -> str is the shortest repr, like Python's
+            return pd.Series(np.where(np.isnan(arr), None, arr.astype(str)), index=series.index, dtype=object)
+        return pd.Series(arr.astype(str).astype(object), index=series.index, dtype=object)
+    if dtype == object:
+        kind = pd.api.types.infer_dtype(series, skipna=True)
+        if kind == "string":  # text as read from CSV: nothing to convert
+            return series.where(series.notna(), None)
+        if kind == "empty":
+            return pd.Series(np.full(len(series), None, dtype=object), index=series.index, dtype=object)
     return map_unique(series, _one_text)
+
+
+@lru_cache(maxsize=1)
+def _text_limits() -> dict[str, int]:
+    """Longest text accepted per text field: the schema's ``maxLength`` (500 where the schema sets none)."""
+    schema = json.loads(schema_path("claims.schema.json").read_text(encoding="utf-8"))
+    limits: dict[str, int] = {}
+    for name in TEXT_FIELDS:
+        prop = schema.get("properties", {}).get(name, {})
+        lengths = [o["maxLength"] for o in prop.get("anyOf", [prop]) if isinstance(o, dict) and "maxLength" in o]
+        limits[name] = max(lengths) if lengths else 500
+    return limits
+
+
+#: Text fields that may also be written as a number (``"id": 7``, a model named ``1984``), as the schema says.
+_NUMBER_OK = frozenset({"id", "name"})
+
+
+def _not_text(series: pd.Series, name: str) -> np.ndarray:
+    """Rows whose cell is neither text nor missing (nor, for id and name, a number)."""
+    dtype = series.dtype
+    n = len(series)
+    if pd.api.types.is_bool_dtype(dtype):
+        return series.notna().to_numpy(dtype=bool)
+    if pd.api.types.is_numeric_dtype(dtype) and not isinstance(dtype, pd.CategoricalDtype):
+        return np.zeros(n, dtype=bool) if name in _NUMBER_OK else series.notna().to_numpy(dtype=bool)
+    if dtype != object:
+        return np.zeros(n, dtype=bool) if isinstance(dtype, pd.CategoricalDtype) else series.notna().to_numpy(dtype=bool)
+    kind = pd.api.types.infer_dtype(series, skipna=True)
+    if kind in ("string", "empty"):
+        return np.zeros(n, dtype=bool)
+    number_ok = name in _NUMBER_OK
+    return np.fromiter((v is not None and not isinstance(v, str)
+                        and not (number_ok and isinstance(v, (int, float, np.integer, np.floating))
+                                 and not isinstance(v, (bool, np.bool_)))
+                        and not (isinstance(v, float) and math.isnan(v))
+                        for v in series.to_numpy(dtype=object)), dtype=bool, count=n)
 
 
 def normalize(raw: RawTable) -> Claims:
@@ -635,14 +706,17 @@ def normalize(raw: RawTable) -> Claims:
         parsed = np.asarray(parsed, dtype=float)
         err_mask = errors.notna().to_numpy()
         add_invalid(err_mask, name, errors[err_mask].astype(str))
-        present = ~np.isnan(parsed) | err_mask
         bad = np.zeros(n, dtype=bool)
         # A cell written as NaN/inf, or a number too large to represent, is not a value.
         nonfinite = ~np.isfinite(parsed) & ~np.isnan(parsed)
         add_invalid(nonfinite, name, f"{q.label} is not a finite number")
         bad |= nonfinite | err_mask
-        nan_text = np.isnan(parsed) & ~err_mask & map_unique(
-            text[name], lambda t: t is not None and t.strip().lower() in ("nan", "-nan", "+nan")).to_numpy(dtype=bool)
+        # Only cells that read as missing can be a written NaN; look at those alone.
+        maybe_nan = np.flatnonzero(np.isnan(parsed) & ~err_mask & text[name].notna().to_numpy())
+        nan_text = np.zeros(n, dtype=bool)
+        if len(maybe_nan):
+            nan_text[maybe_nan] = [str(t).strip().lower() in ("nan", "-nan", "+nan")
+                                   for t in text[name].to_numpy(dtype=object)[maybe_nan]]
         add_invalid(nan_text, name, f"{q.label} is NaN, not a number")
         bad |= nan_text
         finite = np.isfinite(parsed)
@@ -663,7 +737,6 @@ def normalize(raw: RawTable) -> Claims:
             bad |= frac
         parsed = np.where(bad, np.nan, parsed)
         values[name] = parsed
-        _ = present
 
     info = pd.DataFrame(index=index)
     files = frame["_file"] if "_file" in frame.columns else pd.Series([""] * n, index=index)
@@ -676,23 +749,23 @@ def normalize(raw: RawTable) -> Claims:
         else:
             col = pd.Series([None] * n, index=index, dtype=object)
         info[name] = col.to_numpy()
-    # Text fields: long values are cut for display, and a boolean or structured value is not a name.
+    # Text fields: a boolean or structured value is not text; long values are invalid and cut for display.
+    limits = _text_limits()
     for name in TEXT_FIELDS:
         if name not in frame.columns:
             continue
-        raw_col = frame[name]
-        wrong = raw_col.map(lambda v: isinstance(v, (bool, dict, list))).to_numpy(dtype=bool) \
-            if raw_col.dtype == object else np.zeros(n, dtype=bool)
-        add_invalid(wrong, name, f"{name} must be text")
-        limit = 2000 if name == "source" else 500
+        add_invalid(_not_text(frame[name], name), name, f"{name} must be text")
+        limit = limits.get(name, 500)
         too_long = (info[name].str.len() > limit).fillna(False).to_numpy(dtype=bool)
-        add_invalid(too_long, name, f"{name} is longer than {limit} characters")
-        info.loc[too_long, name] = info.loc[too_long, name].map(lambda t: t[:limit] + "…")
+        if too_long.any():
+            add_invalid(too_long, name, f"{name} is longer than {limit} characters")
+            info.loc[too_long, name] = info.loc[too_long, name].map(lambda t: t[:limit] + "…")
     # Identity: a claim without an id is named by its file and row.
-    missing_id = info["id"].isna() | (info["id"].astype(str).str.strip() == "")
-    info.loc[missing_id, "id"] = info.loc[missing_id, "file"].map(lambda f: Path(f).name if f else "row") + \
-        "#" + info.loc[missing_id, "row"].astype(str)
-    info["id_given"] = ~missing_id.to_numpy()
+    missing_id = (info["id"].isna() | (info["id"].astype(str).str.strip() == "")).to_numpy(dtype=bool)
+    if missing_id.any():
+        names = map_unique(info["file"], lambda f: Path(str(f)).name if f else "row")
+        info.loc[missing_id, "id"] = names[missing_id] + "#" + info.loc[missing_id, "row"].astype(str)
+    info["id_given"] = ~missing_id
     # Precision: normalized where known; an unknown precision is an invalid field.
     info["precision_text"] = info["precision"]
     normalized = map_unique(info["precision"], _precision_of)
@@ -720,6 +793,18 @@ def normalize(raw: RawTable) -> Claims:
         # A schema error and a unit error on the same cell say the same thing: keep the first.
         invalid = invalid.drop_duplicates(subset=["row", "field"], keep="first")
         invalid = invalid.sort_values(["row", "field"], kind="stable").reset_index(drop=True)
+        # A value that could not be used is not used: the claim is invalid, and no other check may rest on the
+        # cell (a key given twice, hardware written as a number). A problem with the whole row (stray cells
+        # that may have shifted the others, an item that is not an object) voids all its figures.
+        for fld, rows_of in invalid.groupby("field", sort=True)["row"]:
+            rows_at = rows_of.to_numpy()
+            if fld in values.columns:
+                values.loc[rows_at, fld] = np.nan
+            elif fld in ("hardware", "precision"):
+                info.loc[rows_at, fld] = None
+            elif fld == "claim":
+                values.loc[rows_at, :] = np.nan
+                info.loc[rows_at, ["hardware", "precision"]] = None
     else:
         invalid = pd.DataFrame({"row": pd.Series([], dtype=int), "field": pd.Series([], dtype=object),
                                 "message": pd.Series([], dtype=object)})

@@ -17,6 +17,17 @@ import click
 from audit import __version__
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+#: Interrupted (Ctrl-C): 128 + SIGINT, as shells report it; never 0 or 1, which are verdicts.
+EXIT_INTERRUPTED = 130
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so Python's final flush does not raise again on a closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file (in-process test runner)
+        pass
 
 
 class AuditUsageError(click.ClickException):
@@ -41,8 +52,9 @@ def _styler(color: bool) -> Callable[[str, str], str]:
 
 
 def write_output(data: str | bytes, output: str | None, inputs: tuple[str, ...] = ()) -> None:
-    """Write to stdout (``None`` or ``-``) or atomically to a file: a temporary file renamed into place, so an
-    interrupted run never leaves half a report. Refuses to overwrite an input."""
+    """Write to stdout (``None`` or ``-``) or atomically to a file: a temporary file in the same folder,
+    flushed to disk, then renamed into place, so an interrupted run never leaves half a report and a failed one
+    leaves the previous file as it was. Refuses to overwrite an input."""
     if output in (None, "-"):
         if isinstance(data, bytes):
             sys.stdout.buffer.write(data)
@@ -50,23 +62,64 @@ def write_output(data: str | bytes, output: str | None, inputs: tuple[str, ...] 
         else:
             click.echo(data, nl=False)
         return
+    _check_target(output, "-o", inputs)
     target = Path(output)
-    for p in inputs:
-        if p != "-" and Path(p).exists() and target.exists() and os.path.samefile(p, target):
-            raise AuditUsageError(f"-o {output} is one of the inputs; refusing to overwrite it")
-    if target.is_dir():
-        raise AuditUsageError(f"-o {output} is a folder; give a file name")
     parent = target.parent if str(target.parent) else Path(".")
-    if not parent.exists():
-        raise AuditUsageError(f"-o {output}: folder {parent} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        # mkstemp makes the file private (0600); a report gets the mode a new file would get (umask), or
+        # keeps the mode of the file it replaces.
+        os.chmod(tmp, _mode_for(target))
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _mode_for(target: Path) -> int:
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return False
+
+
+def _check_target(output: str, option: str, inputs: tuple[str, ...] | list[str]) -> None:
+    """Refuse an output path that is one of the inputs, a folder, or in a folder that does not exist."""
+    for p in inputs:
+        if p != "-" and _same_file(p, output):
+            raise AuditUsageError(f"{option} {output} is one of the inputs; refusing to overwrite it")
+    target = Path(output)
+    if target.is_dir():
+        raise AuditUsageError(f"{option} {output} is a folder; give a file name")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise AuditUsageError(f"{option} {output}: folder {parent} does not exist")
+
+
+def _check_targets(output: str | None, findings_path: str | None, inputs: list[str]) -> None:
+    """Check every output path before any work, so a refused run writes nothing at all."""
+    if output not in (None, "-"):
+        _check_target(output, "-o", inputs)
+    if findings_path:
+        if findings_path == "-":
+            raise AuditUsageError("--findings needs a file name (.csv or .parquet)")
+        _check_target(findings_path, "--findings", inputs)
+        if output not in (None, "-") and (_same_file(output, findings_path)
+                                           or Path(output).resolve() == Path(findings_path).resolve()):
+            raise AuditUsageError(f"-o and --findings name the same file ({output}); give two file names")
 
 
 def _parse_tolerances(values: tuple[str, ...]) -> dict[str, tuple[float, float]]:
@@ -114,7 +167,15 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit, KeyboardInterrupt):
+        except KeyboardInterrupt:
+            # Not exit 1 ("a claim failed") as click would make it: an interrupted run has no verdict.
+            click.echo("train-audit: interrupted", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:
+            # The reader went away (``train-audit check | head``): nothing more to say, and nowhere to say it.
+            _silence_stdout()
+            ctx.exit(EXIT_USAGE)
+        except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
             raise
         except Exception as exc:  # the library's own errors are handled in the commands; this is a bug
             if ctx.obj and ctx.obj.get("debug"):
@@ -158,17 +219,26 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     from audit.claims import LoadError
     from audit.engine import exit_status
 
+    from audit.claims import bundled_corpus_path
+
     config = _config(tolerance, band, bytes_per_param)
+    inputs = list(paths) if paths else [str(bundled_corpus_path())]
+    _check_targets(output, findings_path, inputs)
     try:
         result = run_check(paths, config)
     except LoadError as exc:
+        if click.get_current_context().find_root().obj.get("debug"):
+            traceback.print_exc()
         raise AuditUsageError(str(exc)) from None
     data = _render(result, fmt, title, verbose, output)
-    write_output(data, output, paths)
+    findings_data = None
     if findings_path:
         from audit.report import table
 
-        write_output(table.findings_bytes(result, findings_path), findings_path, paths)
+        findings_data = table.findings_bytes(result, findings_path)
+    write_output(data, output, tuple(inputs))
+    if findings_data is not None:
+        write_output(findings_data, findings_path, tuple(inputs))
     sys.exit(exit_status(result.status.tolist(), fail_on))
 
 
@@ -193,7 +263,9 @@ def _render(result: Any, fmt: str, title: str, verbose: bool, output: str | None
         return table.claims_bytes(result, fmt)
     from audit.report import text
 
-    return text.render(result, _styler(_use_color(sys.stdout)), show_ok=verbose)
+    # Colour only for a terminal: a report written with -o never holds escape codes.
+    color = output in (None, "-") and _use_color(sys.stdout)
+    return text.render(result, _styler(color), show_ok=verbose)
 
 
 def _estimate_options(func: Callable[..., Any]) -> Callable[..., Any]:

@@ -1,38 +1,33 @@
 """Where the package's bundled files live: data, schemas and templates.
 
-``schemas/`` and ``templates/`` sit at the top of the repository and are installed as ``audit.schemas`` and
-``audit.templates`` (see ``pyproject.toml``). Running from a source checkout without an install, they are
-found beside the package instead.
+``schemas/`` and ``templates/`` sit at the top of the repository and are installed inside the package as
+``audit/schemas`` and ``audit/templates`` (see ``pyproject.toml``). An installed copy finds them beside its
+modules; a source checkout (or an editable install) finds them at the top of the repository.
 """
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
-_REPO = Path(__file__).resolve().parent.parent
+_PACKAGE = Path(__file__).resolve().parent
+_REPO = _PACKAGE.parent
 
 
-def _package_dir(package: str, checkout_dir: str) -> Path:
-    try:
-        path = Path(str(resources.files(package)))
-        if path.is_dir():
-            return path
-    except ModuleNotFoundError:
-        pass
-    return _REPO / checkout_dir
+def _bundled_dir(name: str) -> Path:
+    installed = _PACKAGE / name
+    return installed if installed.is_dir() else _REPO / name
 
 
 def data_path(name: str) -> Path:
     """Path of a file in ``audit/data``."""
-    return Path(__file__).resolve().parent / "data" / name
+    return _PACKAGE / "data" / name
 
 
 def schema_path(name: str) -> Path:
     """Path of a JSON schema in ``schemas/``."""
-    return _package_dir("audit.schemas", "schemas") / name
+    return _bundled_dir("schemas") / name
 
 
 def templates_dir() -> Path:
     """The folder holding the Jinja2 templates."""
-    return _package_dir("audit.templates", "templates")
+    return _bundled_dir("templates")

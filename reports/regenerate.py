@@ -19,7 +19,12 @@ OUTPUTS = {
     "corpus.html": "html",
     "corpus.md": "markdown",
     "corpus.json": "json",
+    "example.html": "html",
 }
+
+#: Input of ``example.html``: a few claims with the slips the checks are for (PF-days read as FLOP, GPU-days as
+#: GPU-hours, a sparse peak, MFU as a percentage, total parameters for a mixture-of-experts model, ...).
+EXAMPLE_INPUT = "example-claims.json"
 
 
 def render_all() -> dict[str, bytes]:
@@ -30,10 +35,15 @@ def render_all() -> dict[str, bytes]:
 
     result = check()
     title = "Audit of published training runs (train-audit bundled corpus)"
+    example = check([str(HERE / EXAMPLE_INPUT)])
+    # The page names its input file; name it relative to the repository so the bytes do not depend on where
+    # the checkout lives.
+    example.claims.info["file"] = f"reports/{EXAMPLE_INPUT}"
     return {
         "corpus.html": html.render(result, title).encode("utf-8"),
         "corpus.md": markdown.render(result, title).encode("utf-8"),
         "corpus.json": json_out.render(result).encode("utf-8"),
+        "example.html": html.render(example, "Example: common slips in training reports").encode("utf-8"),
     }
 
 

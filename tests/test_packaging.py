@@ -108,10 +108,6 @@ def test_python_dash_m_audit_check_runs_outside_the_repo(venv):
         assert claim_id in proc.stdout
 
 
-@pytest.mark.xfail(reason="BUG (audit/resources.py): installed from a wheel, templates_dir()/schema_path() point at "
-                          "site-packages/templates and site-packages/schemas (outside the package): "
-                          "importlib.resources.files() returns a MultiplexedPath for these namespace packages, "
-                          "whose str() is not a path, so the checkout fallback is used", strict=True)
 def test_installed_templates_and_schemas_are_inside_the_package(venv):
     code = ("import json; from audit.resources import templates_dir, schema_path; "
             "print(json.dumps([str(templates_dir()), str(schema_path('claims.schema.json'))]))")
@@ -124,8 +120,6 @@ def test_installed_templates_and_schemas_are_inside_the_package(venv):
     assert schema.is_file()
 
 
-@pytest.mark.xfail(reason="BUG (audit/resources.py): the installed console script cannot find report.html.j2 "
-                          "(TemplateNotFound: search path site-packages/templates), exit 2", strict=True)
 def test_console_script_writes_the_html_report(venv):
     proc = _run([venv["bin"] / "train-audit", "check", "--format", "html", "-o", "out.html"], cwd=venv["work"])
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -134,8 +128,6 @@ def test_console_script_writes_the_html_report(venv):
         assert claim_id in html
 
 
-@pytest.mark.xfail(reason="BUG (audit/resources.py): the installed package cannot read JSON input: "
-                          "FileNotFoundError site-packages/schemas/claims.schema.json, exit 2", strict=True)
 def test_console_script_reads_json_input(venv):
     claim = venv["work"] / "claim.json"
     claim.write_text(json.dumps({"id": "gpt3", "params": "175B", "tokens": "300B", "compute_flops": "3640 PF-days"}))

@@ -18,39 +18,38 @@ def test_committed_reports_are_current():
     assert "Traceback" not in proc.stderr
 
 
-def _regenerate_module(tmp_path, monkeypatch):
-    """reports/regenerate.py loaded as a module whose reports folder is ``tmp_path``."""
+def _load_regenerate(monkeypatch):
     spec = importlib.util.spec_from_file_location("regenerate_under_test", REGENERATE)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    monkeypatch.setattr(module, "HERE", tmp_path)
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")   # render_all sets it; restored after the test
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")   # render_all sets it; monkeypatch restores it after the test
     return module
 
 
 def test_check_detects_stale_and_missing_reports(tmp_path, monkeypatch, capsys):
-    module = _regenerate_module(tmp_path, monkeypatch)
-    first = module.render_all()
-    assert set(first) == {"corpus.html", "corpus.md", "corpus.json"}
-    assert module.render_all() == first, "rendering the corpus twice gave different bytes"
-    monkeypatch.setattr(module, "render_all", lambda: first)
+    module = _load_regenerate(monkeypatch)
+    rendered = module.render_all()                  # reads its inputs beside the real script
+    assert {"corpus.html", "corpus.md", "corpus.json"} <= set(rendered)
+    # From here on the reports folder is tmp_path and rendering returns the bytes above.
+    monkeypatch.setattr(module, "HERE", tmp_path)
+    monkeypatch.setattr(module, "render_all", lambda: rendered)
 
-    assert module.main([]) == 0                      # writes the three reports into tmp_path
-    assert {p.name for p in tmp_path.iterdir()} == set(first)
+    assert module.main([]) == 0                      # writes every report into tmp_path
+    assert {p.name for p in tmp_path.iterdir()} == set(rendered)
     assert module.main(["--check"]) == 0
     capsys.readouterr()
 
-    md = tmp_path / "corpus.md"
-    md.write_text(md.read_text(encoding="utf-8").replace("gpt3-175b", "gpt3-999b"), encoding="utf-8")
+    changed, removed = "corpus.md", "corpus.json"
+    (tmp_path / changed).write_bytes(rendered[changed] + b"\nedited by hand\n")
     assert module.main(["--check"]) == 1
     err = capsys.readouterr().err
-    assert "corpus.md" in err and "corpus.json" not in err and "corpus.html" not in err
+    assert changed in err and not any(name in err for name in rendered if name != changed)
 
-    md.write_bytes(first["corpus.md"])
-    (tmp_path / "corpus.json").unlink()
+    (tmp_path / changed).write_bytes(rendered[changed])
+    (tmp_path / removed).unlink()
     assert module.main(["--check"]) == 1
     err = capsys.readouterr().err
-    assert "corpus.json" in err and "corpus.md" not in err
+    assert removed in err and not any(name in err for name in rendered if name != removed)
 
 
 def test_committed_reports_cover_the_corpus():

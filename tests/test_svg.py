@@ -187,3 +187,23 @@ def test_number_helpers():
     assert svg.num(-0.001) == "0.00"
     assert svg.shorten("a" * 40, 10) == "a" * 9 + "…"
     assert svg.Scale(1, 100, 0, 200, log=True)(10) == pytest.approx(100)
+
+
+def test_compute_far_off_the_scale_goes_to_an_off_scale_lane():
+    pts = [svg.ComputePoint("ok", "ok", 3.14e23, 3.15e23, "ok"),
+           svg.ComputePoint("pf-days", "PF-days read as FLOP", 3640.0, 3.15e23, "error"),
+           svg.ComputePoint("big", "x", 1e40, 3.15e23, "error")]
+    assert svg.compute_domain(pts) == (23, 25)
+    root = parse(svg.compute_chart(pts, (1.25, 2.0)))
+    by_id = {p.get("data-id"): p for p in points(root)}
+    frame = next(el for el in root.iter() if el.tag.endswith("}rect") and el.get("fill") == "none")
+    top, bottom = float(frame.get("y")), float(frame.get("y")) + float(frame.get("height"))
+    assert by_id["pf-days"].get("data-clipped") == "below" and position(by_id["pf-days"])[1] > bottom
+    assert by_id["big"].get("data-clipped") == "above" and position(by_id["big"])[1] < top
+    assert by_id["ok"].get("data-clipped") is None and top < position(by_id["ok"])[1] < bottom
+    assert float(by_id["pf-days"].get("data-claimed")) == 3640.0
+    lanes = [el for el in root.iter() if el.get("class") == "lane"]
+    assert len(lanes) == 2
+    # Wide domains thin their ticks to at most nine.
+    wide = [svg.ComputePoint(str(i), str(i), 10.0 ** i, 10.0 ** i) for i in range(3, 27)]
+    assert len(ticks(parse(svg.compute_chart(wide, (1.25, 2.0))), "x")) <= 9

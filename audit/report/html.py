@@ -389,16 +389,23 @@ _DERIVED_FROM: dict[str, tuple[str, ...]] = {
 
 
 def _finding_view(f: dict[str, Any]) -> dict[str, Any]:
+    alternatives = [{"text": e.get("text") or "", "reference": e.get("reference") or ""}
+                    for e in (f.get("explanations") or [])[1:]]
+    best = (f.get("explanations") or [{}])[0]
     return {
         "severity": f["severity"], "symbol": SYMBOLS.get(f["severity"], "●"), "rule": f["rule"], "name": f["name"],
         "message": f["message"], "formula": f["formula"],
-        # Findings may carry an explanation (a likely cause); render it when present.
+        # A finding may carry an explanation (the likeliest known cause): shown when present.
         "explanation": f.get("explanation") or None,
+        "why": (best.get("description") or "") if f.get("explanation") else "",
+        "reference": (best.get("reference") or "") if f.get("explanation") else "",
+        "alternatives": alternatives,
     }
 
 
-def _claim_view(result: AuditResult, row: int, findings: list, rank: int, problem_rules: list[str]) -> dict[str, Any]:
-    rec = claim_record(result, row, findings)
+def _record_view(rec: dict[str, Any]) -> dict[str, Any]:
+    """What a claim record (or a phase's) shows: identity, hardware, figures as stated, the derivation trail and
+    the findings, problems first."""
     views = [_finding_view(f) for f in sorted(rec["findings"], key=lambda f: -SEVERITY_RANK[f["severity"]])]
     hw = rec["hardware"]
     datasheet = None
@@ -423,9 +430,7 @@ def _claim_view(result: AuditResult, row: int, findings: list, rank: int, proble
                 how = how[len(rule) + 2:]
             derived.append({"label": label(name), "display": v["display"], "source": v["source"],
                             "how": how, "rule": rule if rule in RULES else None, "inputs": inputs})
-    mfu = rec["quantities"].get("mfu")
     return {
-        "anchor": f"claim-{row}", "row_index": row, "rank": rank,
         "id": str(rec["id"]), "name": str(rec["name"] or ""), "status": rec["status"],
         "symbol": SYMBOLS[rec["status"]],
         "source": linkify(rec["source"]),
@@ -436,10 +441,22 @@ def _claim_view(result: AuditResult, row: int, findings: list, rank: int, proble
         "stated": stated, "derived": derived,
         "problems": [v for v in views if v["severity"] in _PROBLEM],
         "passed": [v for v in views if v["severity"] not in _PROBLEM],
-        "rules": problem_rules,
-        "mfu": "" if mfu is None else repr(float(mfu["value"])),
         "extra": [(k, str(v)) for k, v in rec["extra"].items()],
     }
+
+
+def _claim_view(result: AuditResult, row: int, findings: list, rank: int, problem_rules: list[str]) -> dict[str, Any]:
+    rec = claim_record(result, row, findings)
+    view = _record_view(rec)
+    mfu = rec["quantities"].get("mfu")
+    view.update({
+        "anchor": f"claim-{row}", "row_index": row, "rank": rank, "rules": problem_rules,
+        "mfu": "" if mfu is None else repr(float(mfu["value"])),
+        # A run trained in phases: each phase is audited as a claim of its own and shown under the run.
+        "phases": [dict(_record_view(p), anchor=f"claim-{row}-phase-{i + 1}")
+                   for i, p in enumerate(rec.get("phases") or [])],
+    })
+    return view
 
 
 def context(result: AuditResult, title: str = "train-audit report") -> dict[str, Any]:
@@ -496,7 +513,10 @@ def context(result: AuditResult, title: str = "train-audit report") -> dict[str,
     shown_status = {st: 0 for st in STATUS_ORDER}
     for c in claims:
         shown_status[c["status"]] += 1
-    used_rules = sorted(set(f_rule.tolist()))
+    used_rules = sorted(set(f_rule.tolist())
+                        | {d["rule"] for c in claims for d in c["derived"] if d["rule"]}
+                        | {f["rule"] for c in claims for p in c["phases"] for f in p["problems"] + p["passed"]}
+                        | {d["rule"] for c in claims for p in c["phases"] for d in p["derived"] if d["rule"]})
     return {
         **assets(),
         "title": title,

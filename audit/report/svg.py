@@ -283,7 +283,7 @@ def utilization_chart(points: Sequence[UtilizationPoint], band: tuple[float, flo
         if labelled:
             parts_body.append(f'<line x1="{num(left)}" x2="{num(width - right)}" y1="{num(cy)}" y2="{num(cy)}" '
                               f'stroke="{GRID}" stroke-dasharray="1 3"/>')
-            parts_body.append(_text(left - 8, cy + 4, shorten(p.label, 28), "end", "row-label"))
+            parts_body.append(_text(left - 8, cy + 4, shorten(p.label, 26), "end", "row-label"))
         mark = marker(p.severity, size, hollow=p.source != "claimed")
         if clipped:
             mark += (f'<path d="M{num(size + 2)},-4L{num(size + 8)},0L{num(size + 2)},4Z" fill="{INK}"/>')
@@ -298,9 +298,11 @@ def utilization_chart(points: Sequence[UtilizationPoint], band: tuple[float, flo
     parts_body.append(_text((left + width - right) / 2, bottom + 38,
                             "Model FLOPs utilization (MFU, % of the accelerator's dense peak FLOP/s)", "middle",
                             "axis-label"))
-    ylab = "Claims, highest MFU first" if labelled else f"{n:,} claims, highest MFU first"
-    parts_body.append(_text(14, top + plot_h / 2, ylab, "middle", "axis-label",
-                            f'transform="rotate(-90 14 {num(top + plot_h / 2)})"'))
+    if labelled:
+        parts_body.append(_text(left - 8, top - 8, "Claim (highest MFU first)", "end", "axis-label"))
+    else:
+        parts_body.append(_text(14, top + plot_h / 2, f"{n:,} claims, highest MFU first", "middle", "axis-label",
+                                f'transform="rotate(-90 14 {num(top + plot_h / 2)})"'))
     items = _severity_legend(p.severity for p in pts)
     if any(p.source == "claimed" for p in pts):
         items.append((marker("ok", 5, colour=NEUTRAL), "filled: MFU as claimed"))
@@ -331,11 +333,21 @@ class ComputePoint:
     href: str | None = None
 
 
-def _decades(values: Iterable[float]) -> tuple[int, int]:
-    logs = [math.log10(v) for v in values if v > 0 and math.isfinite(v)]
-    if not logs:
+#: Claimed values further than this many decades outside the range of the implied ones are drawn at the edge.
+COMPUTE_REACH_DECADES = 3
+
+
+def compute_domain(points: Sequence["ComputePoint"]) -> tuple[int, int]:
+    """The decades both axes span: the implied values' range, widened to claimed values within
+    :data:`COMPUTE_REACH_DECADES` of it (a value read in the wrong unit, 1e20 times off, would flatten the rest)."""
+    xs = [math.log10(p.expected) for p in points]
+    if not xs:
         return 20, 25
-    lo, hi = math.floor(min(logs) - 0.15), math.ceil(max(logs) + 0.15)
+    x_lo, x_hi = min(xs), max(xs)
+    ys = [math.log10(p.claimed) for p in points]
+    near = [v for v in ys if x_lo - COMPUTE_REACH_DECADES <= v <= x_hi + COMPUTE_REACH_DECADES]
+    lo = math.floor(min([x_lo, *near]) - 0.15)
+    hi = math.ceil(max([x_hi, *near]) + 0.15)
     if hi - lo < 2:
         hi = lo + 2
     return lo, hi
@@ -344,15 +356,23 @@ def _decades(values: Iterable[float]) -> tuple[int, int]:
 def compute_chart(points: Sequence[ComputePoint], tolerance: tuple[float, float], size: float = 460,
                   labels_max: int = 40) -> str:
     """Claimed against implied compute on log-log axes, with the diagonal, the ``ok`` band (shaded) and the
-    ``warn`` limits (dashed). Points outside the ``ok`` band are labelled with their id when there are few."""
+    ``warn`` limits (dashed). Points outside the ``ok`` band are labelled with their id when there are few;
+    a claimed value far beyond the axis (see :func:`compute_domain`) is drawn in an off-scale lane above or below
+    the frame, with ``data-clipped="above"`` or ``"below"``."""
     pts = sorted((p for p in points if p.claimed > 0 and p.expected > 0
                   and math.isfinite(p.claimed) and math.isfinite(p.expected)), key=lambda p: p.id)
     ok, warn = tolerance
-    lo, hi = _decades([p.claimed for p in pts] + [p.expected for p in pts])
-    left, top, right_pad = 78.0, 20.0, 40.0
+    lo, hi = compute_domain(pts)
+    d_lo, d_hi = float(f"1e{lo}"), float(f"1e{hi}")
+    # Off-scale lanes above and below the frame hold the claims whose compute is far beyond the axis.
+    lane = 24.0
+    lane_above = lane if any(p.claimed > d_hi for p in pts) else 0.0
+    lane_below = lane if any(p.claimed < d_lo for p in pts) else 0.0
+    left, right_pad = 78.0, 40.0
+    top = 24.0 + lane_above
     width = left + size + right_pad
-    x = Scale(float(f"1e{lo}"), float(f"1e{hi}"), left, left + size, log=True)
-    y = Scale(float(f"1e{lo}"), float(f"1e{hi}"), top + size, top, log=True)
+    x = Scale(d_lo, d_hi, left, left + size, log=True)
+    y = Scale(d_lo, d_hi, top + size, top, log=True)
     body: list[str] = []
     span = hi - lo
 
@@ -364,9 +384,17 @@ def compute_chart(points: Sequence[ComputePoint], tolerance: tuple[float, float]
                                               (lo + a_ok, lo)))
     body.append(f'<polygon class="band" points="{band}" fill="{BAND_FILL}" data-ok="{data_num(ok)}">'
                 f"<title>{esc(f'within {ratio_text(ok)} of 6·N·D: ok')}</title></polygon>")
-    for d in range(lo, hi + 1):
+    step = max(1, math.ceil(span / 8))
+    for name, y0, h in (("above", top - lane_above, lane_above), ("below", top + size, lane_below)):
+        if h:
+            edge = f"1e{hi}" if name == "above" else f"1e{lo}"
+            body.append(f'<rect class="lane" x="{num(left)}" y="{num(y0)}" width="{num(size)}" height="{num(h)}" '
+                        f'fill="#f0f0f0" stroke="{GRID}"/>')
+            body.append(_text(left + size - 6, y0 + h / 2 + 4, f"{name} {edge} (off scale)", "end", "",
+                              f'fill="{MUTED}"'))
+    for d in range(lo, hi + 1, step):
         v = float(f"1e{d}")
-        body.append(_x_tick(x(v), top, top + size, v, f"1e{d}"))
+        body.append(_x_tick(x(v), top, top + size + lane_below, v, f"1e{d}"))
         body.append(_y_tick(y(v), left, left + size, v, f"1e{d}"))
     body.append(f'<rect x="{num(left)}" y="{num(top)}" width="{num(size)}" height="{num(size)}" fill="none" '
                 f'stroke="{INK}"/>')
@@ -379,43 +407,53 @@ def compute_chart(points: Sequence[ComputePoint], tolerance: tuple[float, float]
         if a_warn < span:
             body.append(f'<polyline class="warn-limit" points="{to_px(*p0)} {to_px(*p1)}" fill="none" '
                         f'stroke="{INK}" stroke-dasharray="5 4"/>')
-    body.append(_text(left + size - 6, top + size - 8, "diagonal: claimed = 6·N·D", "end", "", f'fill="{MUTED}"'))
 
     labelled = 0
     for p in pts:
-        cx, cy = x(min(max(p.expected, 10.0 ** lo), 10.0 ** hi)), y(min(max(p.claimed, 10.0 ** lo), 10.0 ** hi))
+        cx = x(p.expected)
+        clipped = "above" if p.claimed > d_hi else "below" if p.claimed < d_lo else ""
+        cy = top - lane / 2 if clipped == "above" else top + size + lane / 2 if clipped == "below" else y(p.claimed)
         r = p.claimed / p.expected
         tip = (f"{p.label}: claimed {sci(p.claimed)} FLOP ({p.source}) vs 6·N·D {sci(p.expected)} FLOP, "
-               f"ratio {r:.3g}; {SEVERITY_WORDS.get(p.severity, p.severity)}")
+               f"ratio {r:.3g}; {SEVERITY_WORDS.get(p.severity, p.severity)}"
+               + ("; beyond the axis" if clipped else ""))
+        mark = marker(p.severity, 5, hollow=p.source != "claimed")
+        if clipped:
+            mark += f'<path d="M6,-4L6,4L12,0Z" fill="{INK}" transform="rotate({-90 if clipped == "above" else 90})"/>'
         label = ""
         if p.severity not in ("ok", "info") and labelled < labels_max:
             text = shorten(p.id, 22)
             room_left = cx - left > 7.0 * len(text) + 12
-            if p.claimed >= p.expected and room_left:
-                label = _text(-8, -6, text, "end", "point-label")
+            below = p.claimed < p.expected
+            dy = -6 if clipped == "above" else 4 if clipped == "below" else 14 if below else -6
+            if room_left and (not below or clipped):
+                label = _text(-10, dy, text, "end", "point-label")
             else:
-                label = _text(8, 14 if p.claimed < p.expected else -6, text, "start", "point-label")
+                label = _text(10, dy, text, "start", "point-label")
             labelled += 1
+        clip_attr = f' data-clipped="{clipped}"' if clipped else ""
         g = (f'<g class="point" transform="translate({num(cx)},{num(cy)})" data-id="{esc(p.id)}" '
              f'data-claimed="{data_num(p.claimed)}" data-expected="{data_num(p.expected)}" '
-             f'data-value="{data_num(r)}" data-severity="{esc(p.severity)}" data-source="{esc(p.source)}">'
-             f"<title>{esc(tip)}</title>{marker(p.severity, 5, hollow=p.source != 'claimed')}{label}</g>")
+             f'data-value="{data_num(r)}" data-severity="{esc(p.severity)}" data-source="{esc(p.source)}"'
+             f"{clip_attr}><title>{esc(tip)}</title>{mark}{label}</g>")
         href = safe_fragment(p.href)
         body.append(f'<a href="{href}">{g}</a>' if href else g)
 
-    body.append(_text(left + size / 2, top + size + 40, "Compute implied by 6·N·D (FLOP, log scale)", "middle",
+    body.append(_text(left + size / 2, top + size + lane_below + 44, "Compute implied by 6·N·D (FLOP, log scale)",
+                      "middle",
                       "axis-label"))
     body.append(_text(16, top + size / 2, "Compute claimed (FLOP, log scale)", "middle", "axis-label",
                       f'transform="rotate(-90 16 {num(top + size / 2)})"'))
     items = _severity_legend(p.severity for p in pts)
     if any(p.source != "claimed" for p in pts):
         items += [(marker("ok", 5, hollow=True, colour=NEUTRAL), "hollow: compute derived from hardware")]
+    items.append((f'<line x1="-8" x2="8" stroke="{INK}"/>', "diagonal: claimed = 6·N·D"))
     items.append((f'<rect x="-7" y="-6" width="14" height="12" fill="{BAND_FILL}"/>',
                   f"within {ratio_text(ok)} (ok)"))
     items.append((f'<line x1="-8" x2="8" stroke="{INK}" stroke-dasharray="5 4"/>',
                   f"{ratio_text(warn)} (beyond: error)"))
-    legend, legend_h = _legend(items, 10, top + size + 64, width - 20)
-    height = top + size + 64 + legend_h + 4
+    legend, legend_h = _legend(items, 10, top + size + lane_below + 68, width - 20)
+    height = top + size + lane_below + 68 + legend_h + 4
     title = "Claimed compute against 6·N·D"
     desc = (f"{len(pts)} claims; log-log axes from 1e{lo} to 1e{hi} FLOP; ok within a factor {ok:g}, "
             f"warning within {warn:g}.")
