@@ -134,9 +134,10 @@ def explanation_records(result: AuditResult, finding_index: int, f: pd.Series) -
     ex = result.explanations
     if ex is None or len(ex) == 0:
         return ()
-    rows = ex[ex["finding"] == finding_index]
-    if len(rows) == 0:
+    groups = _explanation_groups(result)
+    if finding_index not in groups:
         return ()
+    rows = ex.iloc[groups[finding_index]]
     from audit.explain import causes_by_code
 
     causes = causes_by_code()
@@ -165,6 +166,16 @@ def explanation_records(result: AuditResult, finding_index: int, f: pd.Series) -
     return tuple(out)
 
 
+def _explanation_groups(result: AuditResult) -> dict[int, np.ndarray]:
+    """Positions of each finding's explanations (grouped once per result, not searched per finding)."""
+    cached = getattr(result, "_explanation_groups", None)
+    if cached is None:
+        ex = result.explanations
+        cached = {int(k): v for k, v in ex.groupby("finding").indices.items()} if len(ex) else {}
+        result._explanation_groups = cached  # type: ignore[attr-defined]
+    return cached
+
+
 def _factor_text(x: float) -> str:
     if abs(x - round(x)) < 1e-6 and x < 1e6:
         return f"{int(round(x)):,}"
@@ -181,11 +192,10 @@ def describe(result: AuditResult, f: pd.Series, finding_index: int | None = None
     quantity = str(f["quantity"])
     claimed, expected, ratio = _num(f["claimed"]), _num(f["expected"]), _num(f["ratio"])
     detail = f["detail"]
-    qrow = result.q.iloc[row]
     claim_id = str(result.claims.info.at[row, "id"])
     formula = rule.formula
     if issubclass(rule, RelationRule):
-        values = {name: float(qrow[name]) for name in rule.relation.quantities}
+        values = {name: float(result.q.at[row, name]) for name in rule.relation.quantities}
         formula = substituted(rule, quantity, values, _symbols_for(rule, result, row))
         message = _relation_message(rule, quantity, claimed or 0.0, expected or 0.0, severity,
                                     str(result.source.at[row, quantity]))

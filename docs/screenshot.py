@@ -23,15 +23,14 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 WIDTH = 1000
-MAX_HEIGHT = 1400
 
 
-def _clip(page, selector: str, top_of_page: bool = False) -> dict[str, float]:
+def _clip(page, selector: str, top_of_page: bool, max_height: float) -> dict[str, float]:
     element = page.locator(selector).first
     box = element.evaluate("""e => { const r = e.getBoundingClientRect();
         return {x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height}; }""")
     top = 0.0 if top_of_page else max(box["y"] - 8, 0.0)
-    bottom = min(box["y"] + box["height"] + 8, top + MAX_HEIGHT)
+    bottom = min(box["y"] + box["height"] + 8, top + max_height)
     return {"x": 0, "y": top, "width": WIDTH, "height": bottom - top}
 
 
@@ -50,13 +49,13 @@ def shoot(html: Path, out: Path, chromium: str = CHROMIUM) -> list[Path]:
             context.route("**/*", lambda route: route.continue_() if route.request.url == url else route.abort())
             page = context.new_page()
             page.goto(url)
-            for name, selector, from_top in (("report.png", "#summary", True),
-                                             ("report-charts.png", "#charts", False),
-                                             ("report-claim.png", "article.claim", False)):
+            for name, selector, from_top, max_height in (("report.png", "#summary", True, 1400),
+                                                         ("report-charts.png", "#charts", False, 1500),
+                                                         ("report-claim.png", "article.claim", False, 2400)):
                 if page.locator(selector).count() == 0:
                     continue
                 target = out / name
-                page.screenshot(path=str(target), clip=_clip(page, selector, from_top), full_page=True)
+                page.screenshot(path=str(target), clip=_clip(page, selector, from_top, max_height), full_page=True)
                 written.append(target)
         finally:
             browser.close()

@@ -63,6 +63,15 @@
         return number(a, "data-rank") - number(b, "data-rank");
       };
     }
+    if (key === "rule") {
+      // Claims with problems first, grouped by their rule codes; then worst first.
+      return function (a, b) {
+        var x = a.getAttribute("data-rules"), y = b.getAttribute("data-rules");
+        if ((x === "") !== (y === "")) { return x === "" ? 1 : -1; }
+        if (x !== y) { return x < y ? -1 : 1; }
+        return number(a, "data-rank") - number(b, "data-rank");
+      };
+    }
     var attr = key === "row" ? "data-row" : "data-rank";
     return function (a, b) { return number(a, attr) - number(b, attr); };
   }

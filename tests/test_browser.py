@@ -212,6 +212,10 @@ def test_sorting_reorders_rows_and_sections(opened, corpus):
     mfu = page.eval_on_selector_all("#claims-table tbody tr", "els => els.map(e => e.dataset.mfu)")
     values = [float(v) for v in mfu if v]
     assert values == sorted(values, reverse=True) and mfu[len(values):] == [""] * (len(mfu) - len(values))
+    page.select_option("#sort-by", "rule")
+    rules = page.eval_on_selector_all("#claims-table tbody tr", "els => els.map(e => e.dataset.rules)")
+    flagged = [r for r in rules if r]
+    assert flagged == sorted(flagged) and rules == flagged + [""] * (len(rules) - len(flagged)) and flagged
     page.select_option("#sort-by", "row")
     rows = page.eval_on_selector_all("#claims-table tbody tr", "els => els.map(e => +e.dataset.row)")
     assert rows == list(range(len(corpus)))

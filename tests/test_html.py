@@ -12,11 +12,13 @@ import re
 import time
 from html.parser import HTMLParser
 
+import numpy as np
 import pytest
 
 from audit.api import check, check_records, summary, to_json
 from audit.report import html as report
 from audit.report import svg
+from audit.rules import RULES, RelationRule
 
 EPOCH = "1795996800"  # 2026-11-30 00:00 UTC
 
@@ -229,9 +231,22 @@ def test_explanation_is_rendered_when_a_finding_has_one(monkeypatch):
 
     monkeypatch.setattr(report, "claim_record", with_explanation)
     page = report.render(check_records([{"id": "x", "params": "175B", "tokens": "300B", "compute_flops": "3640"}]))
-    assert '<p class="explanation">Likely PF-days read as FLOP &lt;img src=x onerror=&#34;window.__pwned=1&#34;&gt;</p>' \
-        in page
+    assert ("<p><strong>Likely cause:</strong> Likely PF-days read as FLOP "
+            "&lt;img src=x onerror=&#34;window.__pwned=1&#34;&gt;</p>") in page
     assert_valid(page)
+
+
+def test_the_engines_explanations_are_shown(corpus, corpus_page):
+    from markupsafe import escape
+
+    explained = [f for c in to_json(corpus)["claims"] for f in c["findings"]
+                 if f.get("explanation") and f["severity"] in ("warning", "error")]
+    if not explained:
+        pytest.skip("no finding in the corpus has an explanation")
+    for f in explained:
+        assert f"<strong>Likely cause:</strong> {escape(f['explanation'])}</p>" in corpus_page
+        for alt in (f.get("explanations") or [])[1:]:
+            assert str(escape(alt["text"])) in corpus_page
 
 
 def test_hostile_text_stays_text(hostile_page):
@@ -436,7 +451,10 @@ def test_large_batches_get_histograms_that_count_every_claim(big):
     assert sum(int(a["data-count"]) for a in bars) == len(c001)
     ratios = page[page.index('<table class="ratios">'):]
     ratios = ratios[:ratios.index("</table>")]
-    assert re.findall(r'<th scope="row"><a href="#rule-(\w+)">', ratios) == ["C001", "C002", "C003"]
+    relations = sorted(set(f.loc[np.isfinite(f["ratio"].to_numpy(dtype=float)) & (f["ratio"] > 0)
+                                 & f["rule"].map(lambda c: issubclass(RULES[c], RelationRule)), "rule"]))
+    assert re.findall(r'<th scope="row"><a href="#rule-(\w+)">', ratios) == relations
+    assert {"C001", "C002", "C003"} <= set(relations)
     assert "model FLOPs utilization" in ratios
 
 

@@ -18,7 +18,7 @@ import math
 import os
 import re
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 from urllib.parse import urlparse
 
 import numpy as np
@@ -206,7 +206,7 @@ def _ratio_rows(result: AuditResult) -> list[dict[str, Any]]:
     rule = f["rule"].astype(str).to_numpy()
     sev = f["severity"].astype(str).to_numpy()
     ratio = f["ratio"].to_numpy(dtype=float)
-    for code, cls in RULES.items():
+    for code, cls in sorted(RULES.items()):
         if not issubclass(cls, RelationRule):
             continue
         mask = (rule == code) & np.isfinite(ratio) & (ratio > 0)
@@ -331,7 +331,7 @@ def _charts(result: AuditResult, anchors: dict[int, str]) -> list[dict[str, Any]
                         f"{int((vals > 1).sum()):,} above 100 % of peak (the bar on the right)."),
             "svg": Markup(svg.utilization_histogram(vals.tolist(), band)),
         })
-    for code, cls in RULES.items():
+    for code, cls in sorted(RULES.items()):
         if not issubclass(cls, RelationRule):
             continue
         mask = (rule_f == code) & np.isfinite(ratio_f) & (ratio_f > 0)
@@ -383,6 +383,7 @@ def _rule_tolerance(result: AuditResult, code: str) -> str | None:
 
 #: What the derived-only quantities are computed from (relations say it themselves).
 _DERIVED_FROM: dict[str, tuple[str, ...]] = {
+    "flops_per_token": ("n_eff",),
     "tokens_per_param": ("tokens", "params"),
     "min_chips_memory": ("params", "memory_per_chip"),
 }
@@ -549,5 +550,5 @@ def render(result: AuditResult, title: str = "train-audit report") -> str:
     return environment().get_template("report.html.j2").render(**context(result, title))
 
 
-__all__: Sequence[str] = ("render", "context", "safe_url", "linkify", "environment", "MAX_DETAILED",
-                          "CHART_POINTS_MAX", "claim_order", "assets")
+__all__ = ["render", "context", "safe_url", "linkify", "environment", "assets", "claim_order", "MAX_DETAILED",
+           "CHART_POINTS_MAX"]

@@ -287,9 +287,10 @@ def utilization_chart(points: Sequence[UtilizationPoint], band: tuple[float, flo
         mark = marker(p.severity, size, hollow=p.source != "claimed")
         if clipped:
             mark += (f'<path d="M{num(size + 2)},-4L{num(size + 8)},0L{num(size + 2)},4Z" fill="{INK}"/>')
+        clip_attr = ' data-clipped="true"' if clipped else ""
         g = (f'<g class="point" transform="translate({num(cx)},{num(cy)})" data-id="{esc(p.id)}" '
              f'data-value="{data_num(p.value)}" data-source="{esc(p.source)}" data-severity="{esc(p.severity)}"'
-             f'{" data-clipped=" + chr(34) + "true" + chr(34) if clipped else ""}>'
+             f'{clip_attr}>'
              f"<title>{esc(tip)}</title>{mark}</g>")
         href = safe_fragment(p.href)
         parts_body.append(f'<a href="{href}">{g}</a>' if href else g)
