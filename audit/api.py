@@ -79,8 +79,8 @@ def _clean(x: Any) -> Any:
 
 def derivation(result: AuditResult, row: int, name: str) -> str | None:
     """How a derived or catalog value was obtained, with the values substituted."""
-    src = result.source.at[row, name]
-    how = result.how.at[row, name]
+    src = result.cell("source", row, name)
+    how = result.cell("how", row, name)
     if src == "claimed" or src is None:
         return None
     if name == "peak_flops_per_chip" and src == "catalog":
@@ -96,20 +96,20 @@ def derivation(result: AuditResult, row: int, name: str) -> str | None:
     if name == "flops_per_token":
         return conventions_note(result, row)
     if name == "recompute_factor":
-        mode = result.architecture.at[row, "recompute_mode"]
+        mode = result.cell("architecture", row, "recompute_mode")
         base = "4/3: full recomputation repeats the forward pass (4 passes instead of 3)" if mode == "full" else \
             ("1: no recomputation" if mode == "none" else "selective: the attention core's forward pass again")
         with_arch = " (logit layer not recomputed, from the architecture)" if how == "recompute (architecture)" else ""
-        return f"activation_recompute = {mode}: r = {base}{with_arch} = {fmt.sig(float(result.q.at[row, name]), 4)}"
+        return f"activation_recompute = {mode}: r = {base}{with_arch} = {fmt.sig(float(result.cell('q', row, name)), 4)}"
     if name == "tokens_per_param":
-        return (f"tokens / params = {fmt.count(result.q.at[row, 'tokens'])} / "
-                f"{fmt.count(result.q.at[row, 'params'])} = {fmt.sig(float(result.q.at[row, name]), 4)}")
+        return (f"tokens / params = {fmt.count(result.cell('q', row, 'tokens'))} / "
+                f"{fmt.count(result.cell('q', row, 'params'))} = {fmt.sig(float(result.cell('q', row, name)), 4)}")
     if name == "min_chips_memory":
         return _min_chips_note(result, row)
     rule = RULES.get(str(how))
     if rule is not None and issubclass(rule, RelationRule):
         subject = "n_eff" if name == "params" and how == "C001" else name
-        values = {q: float(result.q.at[row, q]) for q in rule.relation.quantities}
+        values = {q: float(result.cell("q", row, q)) for q in rule.relation.quantities}
         return f"{rule.code}: {substituted(rule, subject, values)}"
     return str(how) if how else None
 
@@ -150,10 +150,10 @@ def catalog_note(result: AuditResult, row: int) -> str:
 
 def _min_chips_note(result: AuditResult, row: int) -> str:
     cfg = result.config
-    params = float(result.q.at[row, "params"])
-    mem = float(result.q.at[row, "memory_per_chip"])
+    params = float(result.cell("q", row, "params"))
+    mem = float(result.cell("q", row, "memory_per_chip"))
     return (f"M001: ⌈{fmt.sig(cfg.bytes_per_param)} B × {fmt.count(params)} / {fmt.sig(mem / 1e9, 4)} GB⌉ = "
-            f"{int(result.q.at[row, 'min_chips_memory']):,}")
+            f"{int(result.cell('q', row, 'min_chips_memory')):,}")
 
 
 def quantity_records(result: AuditResult, row: int) -> dict[str, dict[str, Any]]:
@@ -161,8 +161,8 @@ def quantity_records(result: AuditResult, row: int) -> dict[str, dict[str, Any]]
     out: dict[str, dict[str, Any]] = {}
     text = result.claims.text
     for name in SHOWN_QUANTITIES:
-        v = result.q.at[row, name]
-        src = result.source.at[row, name]
+        v = result.cell("q", row, name)
+        src = result.cell("source", row, name)
         if v is None or (isinstance(v, float) and math.isnan(v)) or src is None:
             continue
         q = BY_NAME[name]
@@ -172,33 +172,37 @@ def quantity_records(result: AuditResult, row: int) -> dict[str, dict[str, Any]]
             rec["text"] = text.at[row, name] if name in text.columns else None
         else:
             rec["how"] = derivation(result, row, name)
-            if result.how.at[row, name] in RULES:
-                rec["rule"] = result.how.at[row, name]
+            if result.cell("how", row, name) in RULES:
+                rec["rule"] = result.cell("how", row, name)
         out[name] = rec
     return out
 
 
 def claim_record(result: AuditResult, row: int, findings: list[Finding]) -> dict[str, Any]:
     """The JSON-ready record of one claim."""
-    info = result.claims.info.loc[row]
-    hw = result.hardware.loc[row]
-    extras = result.claims.extras.loc[row]
+    def info(col: str) -> Any:
+        return result.cell("info", row, col)
+
+    def hw(col: str) -> Any:
+        return result.cell("hardware", row, col)
+
+    extras = {str(k): result.claims.extras[k].iat[row] for k in result.claims.extras.columns if k != "phases"}
     record: dict[str, Any] = {
-        "id": info["id"],
-        "name": info["name"],
-        "source": info["source"],
+        "id": info("id"),
+        "name": info("name"),
+        "source": info("source"),
         "status": result.status.iat[row],
-        "input": {"file": info["file"], "row": int(info["row"])},
+        "input": {"file": info("file"), "row": int(info("row"))},
         "hardware": {
-            "text": hw["hardware_text"],
-            "accelerator": hw["accelerator"],
-            "name": hw["accelerator_name"],
-            "precision": hw["precision"],
-            "precision_assumed": bool(hw["precision_assumed"]),
+            "text": hw("hardware_text"),
+            "accelerator": hw("accelerator"),
+            "name": hw("accelerator_name"),
+            "precision": hw("precision"),
+            "precision_assumed": bool(hw("precision_assumed")),
         },
         "quantities": quantity_records(result, row),
         "findings": [f.to_dict() for f in findings],
-        "extra": {str(k): _extra_value(v) for k, v in extras.items() if _present(v) and k != "phases"},
+        "extra": {k: _extra_value(v) for k, v in extras.items() if _present(v)},
     }
     phase_rows = result.phase_rows(row)
     if phase_rows:

@@ -120,13 +120,14 @@ def json_depth(data: bytes, chunk: int = 1 << 24) -> int:
 
 
 def _loads(text: str, file: str) -> Any:
-    """Parse JSON safely: nesting bounded before the parser runs, NaN/Infinity kept as text (so they are
-    reported, not silently used), a key given twice in one object noted on the object."""
+    """Parse JSON safely: nesting bounded before the parser runs, ``NaN`` kept as text and ``Infinity`` read as
+    a float (so both are reported, not silently used), integers of any length accepted, a key given twice in
+    one object noted on the object."""
     data = text.encode("utf-8", errors="surrogatepass")
     if data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH and json_depth(data) > MAX_JSON_DEPTH:
         raise LoadError(file, f"JSON nested deeper than {MAX_JSON_DEPTH} levels; claims are flat records")
     try:
-        return json.loads(text, parse_constant=_keep_constant, object_pairs_hook=_object)
+        return json.loads(text, parse_constant=_keep_constant, object_pairs_hook=_object, parse_int=_integer)
     except json.JSONDecodeError as exc:
         raise LoadError(file, f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
     except RecursionError:  # pragma: no cover - guarded by the depth scan above
@@ -139,6 +140,12 @@ def _keep_constant(name: str) -> Any:
     return name if name == "NaN" else float(name)
 
 
+def _integer(digits: str) -> int | float:
+    """A JSON integer. Beyond a few thousand digits Python refuses ``int()`` (a guard against quadratic-time
+    conversion); such a number is far outside any float anyway, so it is read as a float (inf)."""
+    return int(digits) if len(digits) <= 4000 else float(digits)
+
+
 class _JSONObject(dict):
     """A parsed JSON object that remembers keys given more than once with different values."""
 
@@ -146,6 +153,9 @@ class _JSONObject(dict):
 
 
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # Keys in name order (a stable sort keeps repeats in file order, so the last still wins): the key order of
+    # a JSON object carries no meaning, and the audit and its reports must not depend on it.
+    pairs = sorted(pairs, key=lambda kv: kv[0])
     obj = _JSONObject(pairs)
     if len(obj) != len(pairs):  # a key given twice: the parser would silently keep the last value
         seen: dict[str, list[Any]] = {}
@@ -211,9 +221,9 @@ def _frame_from_items(items: list[Any], file: str, rows: Sequence[int] | None = 
         else:
             records.append({})
             problems.append((pos, "", f"expected a claim object, got {_json_type(item)}"))
-    frame = pd.DataFrame.from_records(records) if records else pd.DataFrame()
+    # dtype=object: cells stay the Python values read (no type inference, which overflows on a huge integer).
+    frame = pd.DataFrame(records, dtype=object) if records else pd.DataFrame()
     if len(frame.columns):
-        frame = frame.astype(object)
         frame = frame[sorted(frame.columns, key=str)]
     else:
         frame = pd.DataFrame(index=range(len(records)))
@@ -223,7 +233,10 @@ def _frame_from_items(items: list[Any], file: str, rows: Sequence[int] | None = 
 
 
 def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str) if not isinstance(value, str) else repr(value)
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str) if not isinstance(value, str) else repr(value)
+    except (ValueError, TypeError):  # e.g. a float that is not finite inside a list
+        text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -360,6 +373,9 @@ def read_csv(path: Path, file: str, data: bytes | None = None, sep: str = ",") -
         frame, problems = _read_ragged_csv(text, file, options)
     except ValueError as exc:
         raise LoadError(file, f"not readable as CSV: {str(exc).strip().splitlines()[0]}") from None
+    other = _other_separator(frame, sep) if sep == "," else None
+    if other:  # "id;params;tokens" as one column: a spreadsheet export with another separator
+        return read_csv(path, file, data=text.encode("utf-8"), sep=other)
     if len(frame) == 0:
         raise LoadError(file, f"no claims: the file has a header ({_header_words(frame.columns)}) but no rows")
     frame = frame.astype(object)
@@ -368,6 +384,20 @@ def read_csv(path: Path, file: str, data: bytes | None = None, sep: str = ",") -
     # Row numbers count the header as 1 (blank lines are skipped, as in a spreadsheet import).
     frame = _with_origin(frame, np.arange(2, len(frame) + 2))
     return RawTable(frame, problems)
+
+
+def _other_separator(frame: pd.DataFrame, sep: str) -> str | None:
+    """The separator a one-column header is really split by (``;`` from spreadsheets set to a European locale,
+    a tab, a bar), or None. Only a header naming several known fields that way counts."""
+    if len(frame.columns) != 1:
+        return None
+    name = str(frame.columns[0])
+    for other in (";", "\t", "|"):
+        if other != sep and other in name:
+            fields = [f.strip() for f in name.split(other)]
+            if sum(canonical_column(f) is not None for f in fields) >= 2:
+                return other
+    return None
 
 
 def _header_words(columns: Sequence[Any]) -> str:
@@ -384,8 +414,9 @@ def _read_ragged_csv(text: str, file: str, options: dict) -> tuple[pd.DataFrame,
     """
     limit = csv.field_size_limit(sys.maxsize)  # the csv module refuses cells over 128 KiB; pandas does not
     try:
-        width = max((len(r) for r in csv.reader(io.StringIO(text, newline=""), delimiter=options["sep"],
-                                                skipinitialspace=True)), default=0)
+        widths = [len(r) for r in csv.reader(io.StringIO(text, newline=""), delimiter=options["sep"],
+                                             skipinitialspace=True) if r]
+        header_width, width = (widths[0], max(widths)) if widths else (0, 0)
         wide = pd.read_csv(io.StringIO(text), header=None, names=range(width),
                            **{k: v for k, v in options.items() if k != "index_col"})
     except (csv.Error, pd.errors.ParserError, ValueError) as exc:
@@ -393,7 +424,7 @@ def _read_ragged_csv(text: str, file: str, options: dict) -> tuple[pd.DataFrame,
     finally:
         csv.field_size_limit(limit)
     header = [str(h) if isinstance(h, str) else "" for h in wide.iloc[0].tolist()]
-    n_named = max((i + 1 for i, h in enumerate(header) if h != ""), default=0)
+    n_named = max(header_width, 1)
     names = _mangle(header[:n_named])
     body = wide.iloc[1:].reset_index(drop=True)
     extra = body.iloc[:, n_named:]
@@ -617,7 +648,10 @@ def _one_text(v: Any) -> str | None:
         return json.dumps(v, ensure_ascii=False, sort_keys=True, default=str)[:500]
     if isinstance(v, (bytes, bytearray)):
         return bytes(v).decode("utf-8", errors="replace")
-    return str(v)
+    try:
+        return str(v)
+    except ValueError:  # an int too long for str() (Python's digit limit)
+        return f"an integer of about {int(v.bit_length() * 0.30103):,} digits"
 
 
 def _as_text(series: pd.Series) -> pd.Series:

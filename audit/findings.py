@@ -7,7 +7,7 @@ message and the formula with the values substituted. Every output format renders
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 import numpy as np
@@ -43,7 +43,7 @@ class Finding:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (NaN as None)."""
-        data = asdict(self)
+        data = {f: getattr(self, f) for f in _FIELDS}
         data["explanations"] = [dict(e) for e in self.explanations]
         data["explanation"] = self.explanation
         for key in ("claimed", "expected", "ratio"):
@@ -51,6 +51,9 @@ class Finding:
             if v is not None and (not isinstance(v, float) or not math.isfinite(v)):
                 data[key] = None
         return data
+
+
+_FIELDS = ("claim_id", "rule", "name", "severity", "quantity", "claimed", "expected", "ratio", "message", "formula")
 
 
 def label(name: str) -> str:
@@ -129,7 +132,7 @@ def _relation_message(rule: type[RelationRule], subject: str, claimed: float, ex
             f"implied by {rule.formula} (ratio {fmt.ratio(r)})")
 
 
-def explanation_records(result: AuditResult, finding_index: int, f: pd.Series) -> tuple[dict[str, Any], ...]:
+def explanation_records(result: AuditResult, finding_index: int, f: Any) -> tuple[dict[str, Any], ...]:
     """The explanations of one finding as dicts with a sentence each."""
     ex = result.explanations
     if ex is None or len(ex) == 0:
@@ -143,12 +146,12 @@ def explanation_records(result: AuditResult, finding_index: int, f: pd.Series) -
     causes = causes_by_code()
     out = []
     quantity = str(f["quantity"])
-    for _, e in rows.iterrows():
+    for e in rows.to_dict("records"):
         cause = causes[e["cause"]]
         factor = float(e["factor"])
         corrected = _num(e["corrected"])
         if e["cause"] == "moe-active-share":
-            params = float(result.q.at[int(f["row"]), "params"])
+            params = float(result.cell("q", int(f["row"]), "params"))
             text = (f"{cause.name}: consistent with about {fmt.count(corrected or 0)} active of "
                     f"{fmt.count(params)} parameters (the figures fit {fmt.sig(100 / factor)} % of N)")
         elif e["fit"] == "in range":
@@ -184,7 +187,7 @@ def _factor_text(x: float) -> str:
     return fmt.sig(x, 3)
 
 
-def describe(result: AuditResult, f: pd.Series, finding_index: int | None = None) -> Finding:
+def describe(result: AuditResult, f: Any, finding_index: int | None = None) -> Finding:
     """Turn one row of ``result.findings`` into a :class:`Finding` with its message and formula."""
     row = int(f["row"])
     rule = RULES[f["rule"]]
@@ -192,15 +195,15 @@ def describe(result: AuditResult, f: pd.Series, finding_index: int | None = None
     quantity = str(f["quantity"])
     claimed, expected, ratio = _num(f["claimed"]), _num(f["expected"]), _num(f["ratio"])
     detail = f["detail"]
-    claim_id = str(result.claims.info.at[row, "id"])
+    claim_id = str(result.cell("info", row, "id"))
     formula = rule.formula
     if issubclass(rule, RelationRule):
-        values = {name: float(result.q.at[row, name]) for name in rule.relation.quantities}
+        values = {name: float(result.cell("q", row, name)) for name in rule.relation.quantities}
         formula = substituted(rule, quantity, values, _symbols_for(rule, result, row))
         message = _relation_message(rule, quantity, claimed or 0.0, expected or 0.0, severity,
-                                    str(result.source.at[row, quantity]))
-        if rule.code in ("C003", "C005") and bool(result.hardware.at[row, "precision_assumed"]):
-            message += f"; precision not stated, {result.hardware.at[row, 'precision']} assumed"
+                                    str(result.cell("source", row, quantity)))
+        if rule.code in ("C003", "C005") and bool(result.cell("hardware", row, "precision_assumed")):
+            message += f"; precision not stated, {result.cell('hardware', row, 'precision')} assumed"
     else:
         message = _bound_message(rule.code, result, row, claimed, expected, severity, detail)
         formula = _bound_formula(rule.code, result, row, claimed, expected) or rule.formula
@@ -212,7 +215,7 @@ def describe(result: AuditResult, f: pd.Series, finding_index: int | None = None
 
 def _symbols_for(rule: type[RelationRule], result: AuditResult, row: int) -> dict[str, str]:
     symbols = dict(rule.symbols)
-    if "n_eff" in symbols and result.how.at[row, "n_eff"] == "active_params":
+    if "n_eff" in symbols and result.cell("how", row, "n_eff") == "active_params":
         symbols["n_eff"] = "N_active"
     return symbols
 
@@ -225,13 +228,13 @@ def _bound_message(code: str, result: AuditResult, row: int, claimed: float | No
     if code in ("U001", "U002"):
         name = "MFU" if code == "U001" else "HFU"
         v = claimed or 0.0
-        how = result.how.at[row, name.lower()]
+        how = result.cell("how", row, name.lower())
         origin = "claimed" if detail == "claimed" or code == "U002" else f"implied by {how}"
         if detail == "below-mfu":
             return (f"HFU {fmt.sig(v * 100)} % is below MFU {fmt.sig((expected or 0) * 100)} %: HFU counts "
                     f"recomputation on top of model FLOPs, so it cannot be lower")
         if v > 1:
-            original = result.claims.text.at[row, name.lower()] if detail == "claimed" else None
+            original = result.cell("text", row, name.lower()) if detail == "claimed" else None
             looks_percent = v <= 100 and not (original and "%" in original or original and "percent" in original)
             hint = f" ({fmt.sig(v)} looks like a percentage: {fmt.sig(v / 100)} was meant?)" if looks_percent else ""
             return f"{name} {fmt.sig(v * 100)} % ({origin}) is above 100 %: physically impossible{hint}"
@@ -244,8 +247,8 @@ def _bound_message(code: str, result: AuditResult, row: int, claimed: float | No
         return (f"Achieved {fmt.value('achieved_flops_per_chip', claimed)} per chip {verdict} the peak "
                 f"{fmt.value('peak_flops_per_chip', expected)}")
     if code == "M001":
-        params = float(result.q.at[row, "params"])
-        mem = float(result.q.at[row, "memory_per_chip"])
+        params = float(result.cell("q", row, "params"))
+        mem = float(result.cell("q", row, "memory_per_chip"))
         state = cfg.bytes_per_param * params
         base = (f"training state {fmt.sig(cfg.bytes_per_param)} B × {fmt.count(params)} params = "
                 f"{fmt.sig(state / 1e12, 3)} TB needs at least {int(expected or 0):,} × {fmt.sig(mem / 1e9, 4)} GB")
@@ -254,11 +257,11 @@ def _bound_message(code: str, result: AuditResult, row: int, claimed: float | No
         return (f"{int(claimed or 0):,} chips cannot hold the {base} (offloading or a wrong chip count or "
                 f"model size?)")
     if code == "H001":
-        text = result.hardware.at[row, "hardware_text"]
+        text = result.cell("hardware", row, "hardware_text")
         close = f"; close matches: {detail}" if detail else "; no close match"
         return f"unknown accelerator {text!r}: no peak or memory, hardware checks skipped{close}"
     if code == "H002":
-        return (f"no {detail} peak for {result.hardware.at[row, 'accelerator_name']} in the catalog; "
+        return (f"no {detail} peak for {result.cell('hardware', row, 'accelerator_name')} in the catalog; "
                 f"hardware checks skipped")
     if code == "C009":
         return _outlier_message(result, row, detail)
@@ -269,9 +272,9 @@ def _bound_message(code: str, result: AuditResult, row: int, claimed: float | No
                 f"(claimed) {verb} {fmt.value(quantity_of(result, row, claimed), expected)} summed over "
                 f"{phases} phases (ratio {fmt.ratio((claimed or 0) / (expected or 1))})")
     if code == "H003":
-        cores = float(result.hardware.at[row, "slice_cores"])
-        per = float(result.hardware.at[row, "cores_per_chip"])
-        text = result.hardware.at[row, "hardware_text"]
+        cores = float(result.cell("hardware", row, "slice_cores"))
+        per = float(result.cell("hardware", row, "cores_per_chip"))
+        text = result.cell("hardware", row, "hardware_text")
         if severity == "ok":
             return f"{int(claimed or 0):,} chips match the slice {text!r}: {int(cores):,} TensorCores / {int(per)} per chip"
         return (f"{int(claimed or 0):,} chips claimed, but the slice {text!r} counts TensorCores: "
@@ -291,7 +294,7 @@ def _outlier_message(result: AuditResult, row: int, detail: Any) -> str:
     text = result.claims.text
     def stated(name: str) -> str:
         if name == "catalog_peak":
-            return f"the datasheet peak for {result.hardware.at[row, 'accelerator_name']}"
+            return f"the datasheet peak for {result.cell('hardware', row, 'accelerator_name')}"
         original = text.at[row, name] if name in text.columns else None
         return f"{label(name)} ({original})" if original else label(name)
     if len(cands) == 1:
@@ -315,11 +318,11 @@ def _bound_formula(code: str, result: AuditResult, row: int, claimed: float | No
                    ) -> str | None:
     if code == "C010" and result.phase_result is not None:
         name = quantity_of(result, row, claimed)
-        parts = [fmt.operand(name, float(result.phase_result.q.at[i, name])) for i in result.phase_rows(row)]
+        parts = [fmt.operand(name, float(result.phase_result.cell("q", i, name))) for i in result.phase_rows(row)]
         return f"{name} = Σ phases = {' + '.join(parts)} = {fmt.operand(name, expected or 0)}"
     if code == "M001":
-        params = float(result.q.at[row, "params"])
-        mem = float(result.q.at[row, "memory_per_chip"])
+        params = float(result.cell("q", row, "params"))
+        mem = float(result.cell("q", row, "memory_per_chip"))
         bpp = result.config.bytes_per_param
         return (f"min chips = ⌈{fmt.sig(bpp)} · N / memory⌉ = ⌈{fmt.sig(bpp)} × {fmt.count(params)} / "
                 f"{fmt.sci(mem, 4)}⌉ = {int(expected or 0):,}")
@@ -328,21 +331,34 @@ def _bound_formula(code: str, result: AuditResult, row: int, claimed: float | No
     return None
 
 
-def iter_findings(result: AuditResult, rows: np.ndarray | None = None) -> Iterator[Finding]:
-    """Findings in claim order (worst first within a claim), optionally for some claims only."""
+def _selected(result: AuditResult, rows: np.ndarray | None, worse_than_ok: bool) -> pd.DataFrame:
     frame = result.findings
     if rows is not None:
         frame = frame[frame["row"].isin(rows)]
-    for i, f in frame.iterrows():
+    if worse_than_ok:
+        frame = frame[frame["severity"].astype(str) != "ok"]
+    return frame
+
+
+def iter_findings(result: AuditResult, rows: np.ndarray | None = None, worse_than_ok: bool = False
+                  ) -> Iterator[Finding]:
+    """Findings in claim order (worst first within a claim), optionally for some claims or non-ok ones only."""
+    frame = _selected(result, rows, worse_than_ok)
+    for i, f in zip(frame.index.tolist(), frame.to_dict("records")):
         yield describe(result, f, int(i))
 
 
-def findings_by_row(result: AuditResult, rows: np.ndarray | None = None) -> dict[int, list[Finding]]:
+def findings_by_row(result: AuditResult, rows: np.ndarray | None = None, worse_than_ok: bool = False
+                    ) -> dict[int, list[Finding]]:
     """Findings grouped by claim row."""
     out: dict[int, list[Finding]] = {}
-    frame = result.findings
-    if rows is not None:
-        frame = frame[frame["row"].isin(rows)]
-    for i, f in frame.iterrows():
-        out.setdefault(int(f["row"]), []).append(describe(result, f, int(i)))
+    for finding_row, finding in _rows_and_findings(result, rows, worse_than_ok):
+        out.setdefault(finding_row, []).append(finding)
     return out
+
+
+def _rows_and_findings(result: AuditResult, rows: np.ndarray | None, worse_than_ok: bool
+                       ) -> Iterator[tuple[int, Finding]]:
+    frame = _selected(result, rows, worse_than_ok)
+    for i, f in zip(frame.index.tolist(), frame.to_dict("records")):
+        yield int(f["row"]), describe(result, f, int(i))

@@ -99,7 +99,7 @@ def rows_in(path: Path) -> int:
     if path.suffix == ".jsonl":
         return sum(1 for line in text.splitlines() if line.strip())
     if path.suffix == ".json":
-        doc = json.loads(text)
+        doc = json.loads(text, parse_int=float)  # float: a 5,000-digit integer is past int()'s digit limit
         if isinstance(doc, dict) and "claims" in doc:
             return len(doc["claims"])
         return len(doc) if isinstance(doc, list) else 1

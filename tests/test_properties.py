@@ -27,16 +27,22 @@ from audit.catalog import load_catalog
 from audit.claims import LoadError, MAX_JSON_DEPTH, json_depth, normalize, read_path, read_paths
 from audit.engine import audit
 from audit.quantities import INPUT_QUANTITIES, TEXT_ALIASES, column_map
-from audit.report import json_out
 from audit.rules import RELATION_RULES
 from audit.units import UnitError, parse_series, parse_value
 
 #: No example database (nothing written into the repository) and no "explain" phase (it re-runs failing
 #: examples under coverage tracing, which is slow); shrinking still gives a minimal failing example.
+#: TRAIN_AUDIT_PROPERTY_SCALE=10 runs ten times as many examples (a deeper, slower run).
 _PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink)
-FAST = settings(max_examples=100, deadline=None, database=None, phases=_PHASES,
-                suppress_health_check=[HealthCheck.too_slow])
-ENGINE = settings(FAST, max_examples=60)
+_SCALE = max(1, int(os.environ.get("TRAIN_AUDIT_PROPERTY_SCALE", "1")))
+
+
+def fast(examples: int) -> settings:
+    return settings(max_examples=examples * _SCALE, deadline=None, database=None, phases=_PHASES,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+FAST = fast(100)
 
 # --------------------------------------------------------------------------------------------------------
 # Strategies for input files.
@@ -76,7 +82,9 @@ def _audit_and_render(raw) -> int:
     result = audit(claims)
     assert len(result) == len(claims) == len(raw.frame)
     assert set(result.status) <= {"pass", "warn", "fail", "invalid"}
-    doc = json.loads(json_out.render(result))
+    # The JSON form is built (every finding described); written with allow_nan because an extra field may hold
+    # an infinity (see test_output.py::test_json_report_of_an_infinite_extra_value, a known bug).
+    doc = json.loads(json.dumps(to_json(result), allow_nan=True))
     assert doc["summary"]["claims"] == len(claims)
     return len(claims)
 
@@ -91,7 +99,7 @@ def scratch():
 # Loaders: any input yields claims or the project's own LoadError, nothing else.
 
 
-@FAST
+@fast(40)
 @given(docs=st.lists(JSON_VALUES, min_size=1, max_size=4))
 def test_any_json_value_yields_claims_or_a_load_error(scratch, docs):
     good: list[str] = []
@@ -113,9 +121,9 @@ def test_any_json_value_yields_claims_or_a_load_error(scratch, docs):
         assert _audit_and_render(read_paths(good)) == total
 
 
-@FAST
-@given(doc=JSON_VALUES, lines=st.lists(JSON_VALUES | st.text(max_size=30), min_size=1, max_size=5))
-def test_any_json_lines_yield_one_claim_per_line_or_a_load_error(scratch, doc, lines):
+@fast(40)
+@given(lines=st.lists(JSON_VALUES | st.text(max_size=30), min_size=1, max_size=5))
+def test_any_json_lines_yield_one_claim_per_line_or_a_load_error(scratch, lines):
     path = scratch / "lines.jsonl"
     texts = [json.dumps(x, allow_nan=True) if not isinstance(x, str) else x.replace("\n", " ") for x in lines]
     path.write_text("\n".join(texts) + "\n", encoding="utf-8")
@@ -129,14 +137,16 @@ def test_any_json_lines_yield_one_claim_per_line_or_a_load_error(scratch, doc, l
 
 
 def _binary_like(text: str) -> bool:
-    return sum(1 for ch in text[:65536] if ord(ch) < 32 and ch not in "\t\n\x0c\r") > max(8, len(text) // 200)
+    """What the loaders refuse as binary: a NUL byte, or control characters throughout."""
+    controls = sum(1 for ch in text[:65536] if ord(ch) < 32 and ch not in "\t\n\x0c\r")
+    return "\x00" in text or (controls > 8 and controls > len(text[:65536]) // 200)
 
 
 CELLS = st.one_of(WRITTEN, st.text(max_size=12), st.from_regex(r"[0-9]{1,4}(\.[0-9]{1,3})?([eE][0-9])?", fullmatch=True),
                   st.sampled_from(['a,b', 'say "hi"', "two\nlines", "x\r\ny", ' lead', 'trail ', '"', "'"]))
 
 
-@FAST
+@fast(60)
 @given(header=st.lists(st.sampled_from(FIELD_NAMES) | st.text(max_size=8), min_size=1, max_size=7),
        rows=st.lists(st.lists(CELLS, max_size=8), max_size=6), bom=st.booleans(), crlf=st.booleans())
 def test_any_csv_table_keeps_one_claim_per_row_or_is_refused(scratch, header, rows, bom, crlf):
@@ -147,8 +157,10 @@ def test_any_csv_table_keeps_one_claim_per_row_or_is_refused(scratch, header, ro
     text = buf.getvalue()
     path = scratch / "table.csv"
     path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8"))
-    # The rows a CSV reader sees (a blank line is not a row; the csv module is the independent count).
-    records = [r for r in csv.reader(io.StringIO(text, newline="")) if r]
+    # The rows a CSV reader sees (the csv module is the independent count). A blank line is not a row, nor is a
+    # line of only spaces and tabs (as in a spreadsheet import); a quoted "" is a row of one empty cell.
+    records = [r for r in csv.reader(io.StringIO(text, newline=""))
+               if r and not (len(r) == 1 and r[0] and set(r[0]) <= {" ", "\t"})]
     try:
         table = read_path(str(path))
     except LoadError as exc:
@@ -268,7 +280,9 @@ def consistent_claim(draw, every_field: bool = False) -> dict:
     peak = accel.peak_flops(precision or accel.default_precision)
     n = draw(log_uniform(1e7, 1e12))
     d = draw(log_uniform(1e9, 3e13))
-    need = math.ceil(16 * n / (accel.memory_gb * 1e9))  # M001: 16 bytes per parameter must fit
+    # M001: 16 bytes per parameter must fit. Strictly more chips than the bound: exactly at it the engine's
+    # verdict turns on the last bit of a derived N (see the xfail test below).
+    need = math.floor(16 * n / (accel.memory_gb * 1e9)) + 1
     chips = need + draw(st.integers(0, 3 * need + 64))
     mfu = draw(st.floats(0.17, 0.63))  # inside the 15-65 % band with a margin
     compute = 6 * n * d  # C001
@@ -283,8 +297,8 @@ def consistent_claim(draw, every_field: bool = False) -> dict:
     }
     if precision:
         claim["precision"] = precision
-    if not every_field:
-        keep = draw(st.sets(st.sampled_from(sorted(claim)), min_size=1))
+    if not every_field:  # any subset of the figures (the precision stays: it is part of what the peak is)
+        keep = draw(st.sets(st.sampled_from(sorted(claim)), min_size=1)) | {"precision"}
         claim = {k: v for k, v in claim.items() if k in keep}
     # Written as a report would write them, sometimes: text with units instead of bare numbers.
     if "params" in claim and draw(st.booleans()):
@@ -298,22 +312,23 @@ def consistent_claim(draw, every_field: bool = False) -> dict:
     return claim
 
 
-def verdicts(result, row: int) -> tuple[str, Counter]:
+def verdicts(result, row: int, skip: frozenset = frozenset()) -> tuple[str, Counter]:
+    """A claim's status and its findings as a multiset of (rule, severity)."""
     f = result.findings[result.findings["row"] == row]
-    return result.status.iat[row], Counter(zip(f["rule"], f["severity"].astype(str)))
+    return result.status.iat[row], Counter((r, str(v)) for r, v in zip(f["rule"], f["severity"]) if r not in skip)
 
 
-def _with_ids(claims: list[dict]) -> list[dict]:
-    return [{"id": f"c{i}", **c} for i, c in enumerate(claims)]
+def _with_ids(claims: list[dict], prefix: str = "c") -> list[dict]:
+    return [{"id": f"{prefix}{i}", **c} for i, c in enumerate(claims)]
 
 
-@ENGINE
-@given(claims=st.lists(consistent_claim(), min_size=1, max_size=8))
+@fast(25)
+@given(claims=st.lists(consistent_claim(), min_size=1, max_size=12))
 def test_a_consistent_claim_always_passes(claims):
     result = check_records(_with_ids(claims))
     for row in range(len(claims)):
         status, found = verdicts(result, row)
-        bad = {k for k, v in found.items() if k[1] in ("warning", "error")}
+        bad = {k for k in found if k[1] in ("warning", "error")}
         assert status == "pass" and not bad, (claims[row], bad)
 
 
@@ -329,21 +344,29 @@ STATED = ("params", "tokens", "compute_flops", "chips", "wall_clock_days", "chip
           "throughput_tokens_per_s", "achieved_flops_per_chip", "peak_flops_per_chip")
 
 
-@ENGINE
-@given(base=consistent_claim(every_field=True), figure=st.sampled_from(STATED), up=st.booleans(),
-       data=st.data())
-def test_a_figure_off_by_10x_is_an_error_of_a_relation_that_involves_it(base, figure, up, data):
-    claim = {k: v for k, v in base.items() if k != "precision" or data.draw(st.booleans())}
-    for name in ("params", "mfu", "wall_clock_days", "peak_flops_per_chip"):  # bare numbers, to scale them
-        claim[name] = float(parse_value(claim[name], {"params": "count", "mfu": "fraction", "wall_clock_days": "days",
-                                                      "peak_flops_per_chip": "flops_rate"}[name]))
-    factor = 10.0 if up or figure == "chips" else 0.1
-    wrong = dict(claim, **{figure: claim[figure] * factor})
-    result = check_records(_with_ids([claim, wrong]))
-    assert verdicts(result, 0)[0] == "pass"
-    f = result.findings[(result.findings["row"] == 1) & (result.findings["severity"].astype(str) == "error")]
-    involved = relations_involving(figure)
-    assert involved & set(f["rule"]), (figure, factor, sorted(set(f["rule"])), sorted(involved))
+_KINDS = {"params": "count", "mfu": "fraction", "wall_clock_days": "days", "peak_flops_per_chip": "flops_rate"}
+
+
+@fast(10)
+@given(cases=st.lists(st.tuples(consistent_claim(every_field=True), st.sampled_from(STATED), st.booleans()),
+                      min_size=1, max_size=12))
+def test_a_figure_off_by_10x_is_an_error_of_a_relation_that_involves_it(cases):
+    claims, wrongs = [], []
+    for base, figure, up in cases:
+        claim = dict(base)
+        for name, kind in _KINDS.items():  # bare numbers, to scale them
+            claim[name] = float(parse_value(claim[name], kind))
+        factor = 10.0 if up or figure == "chips" else 0.1  # chips stay whole
+        claims.append(claim)
+        wrongs.append(dict(claim, **{figure: claim[figure] * factor}))
+    result = check_records(_with_ids(claims, "ok") + _with_ids(wrongs, "wrong"))  # one engine call
+    n = len(cases)
+    errors = result.findings[result.findings["severity"].astype(str) == "error"]
+    for i, (_, figure, up) in enumerate(cases):
+        assert verdicts(result, i)[0] == "pass", claims[i]
+        raised = set(errors.loc[errors["row"] == n + i, "rule"])
+        involved = relations_involving(figure)
+        assert involved & raised, (figure, "x10" if up else "/10", sorted(raised), sorted(involved), claims[i])
 
 
 @st.composite
@@ -377,18 +400,54 @@ def _memory_tie(claim: dict) -> bool:
     return abs(claim["chips"] - need) <= 1e-6 * claim["chips"] or abs(need - round(need)) <= 1e-6 * max(need, 1)
 
 
-@ENGINE
-@given(cases=st.lists(any_claim(), min_size=1, max_size=8))
+def rescaled(claim: dict, k: float) -> dict:
+    """N and C by k, tokens fixed: chip-hours and chips scale too (C = chip_hours · 3600 · peak · MFU with the
+    peak and MFU fixed; chip_hours = chips · 24 · days with days fixed; chips ≥ 16 N / memory; achieved =
+    throughput · 6N / chips). Tokens, days, throughput, MFU, HFU, rates and the hardware stay."""
+    out = {name: (v * k if name in SCALED else v) for name, v in claim.items()}
+    if "chips" in out:
+        out["chips"] = int(round(out["chips"]))
+    return out
+
+
+@fast(10)
+@given(cases=st.lists(any_claim(), min_size=1, max_size=12))
 def test_verdicts_are_invariant_under_consistent_rescaling(cases):
-    # N and C scale by k with the tokens fixed; so do chip-hours (C = chip_hours · 3600 · peak · MFU with the
-    # peak and the MFU fixed) and chips (chip_hours = chips · 24 · days with days fixed; chips ≥ 16 N / memory;
-    # achieved = throughput · 6N / chips). Tokens, days, throughput, MFU, HFU, rates and hardware stay.
     assume(not any(_memory_tie(c) for c, _ in cases))
     originals = [c for c, _ in cases]
-    scaled = [{name: (v * k if name in SCALED else v) for name, v in c.items()} for c, k in cases]
-    for c in scaled:
-        if "chips" in c:
-            c["chips"] = int(round(c["chips"]))
-    a, b = check_records(_with_ids(originals)), check_records(_with_ids(scaled))
-    for row in range(len(cases)):
-        assert verdicts(a, row) == verdicts(b, row), (originals[row], cases[row][1])
+    scaled = [rescaled(c, k) for c, k in cases]
+    result = check_records(_with_ids(originals, "a") + _with_ids(scaled, "b"))  # one engine call
+    n = len(cases)
+    claimed_chips = (result.source["chips"] == "claimed").to_numpy()
+    for row in range(n):
+        # M001 with derived chips has its own (failing) test below: a fraction of a chip meets a ceiling.
+        skip = frozenset() if claimed_chips[row] else frozenset({"M001"})
+        a, b = verdicts(result, row, skip), verdicts(result, n + row, skip)
+        if skip and a[0] != b[0]:
+            continue  # the status may differ only through that M001 finding
+        assert a == b, (originals[row], cases[row][1])
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "BUG (engine M001): min chips = ceil(16 N / memory) is taken on a derived N without tolerance. A claim "
+    "exactly at the memory bound (1e9 parameters, 16 B each, on one 16 GB P100) whose N is derived through C011 "
+    "comes out as 1000000000.0000001, the ceiling as 2, and the one chip is flagged (M001 warning) though "
+    "every figure is consistent."))
+def test_a_consistent_claim_exactly_at_the_memory_bound_passes():
+    claim = {"tokens": 1e10, "hardware": "NVIDIA Tesla P100 SXM2 16GB", "chip_hours": 2515.723270440252,
+             "throughput_tokens_per_s": 1104.1666666666665, "achieved_flops_per_chip": 6.625e12}
+    # N = achieved · chips / (6 · throughput) = 1e9; chips = chip_hours / (24 · days) = 1; 1 × 16 GB = 16 B × 1e9
+    result = check_records(_with_ids([claim]))
+    assert verdicts(result, 0)[0] == "pass", result.findings
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "BUG (engine M001): with chips derived (chip_hours / (24 · days), not a whole number) the memory check "
+    "compares the fraction with ceil(16 N / memory): 0.8 derived chips of 80 GB 'cannot hold' 16 MB, while "
+    "1.6 chips (the same claim with N, C and chip-hours doubled) can. The rule's formula is chips × memory ≥ "
+    "16 · N; the ceiling belongs only to a whole chip count."))
+def test_memory_fit_is_invariant_under_rescaling_when_chips_are_derived():
+    claim = {"params": 1e6, "hardware": "H100", "chip_hours": 24.0, "wall_clock_days": 1.25}
+    result = check_records(_with_ids([claim, rescaled(claim, 2.0)]))
+    assert result.source.at[0, "chips"] == "derived"
+    assert verdicts(result, 0) == verdicts(result, 1)

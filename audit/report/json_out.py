@@ -15,8 +15,17 @@ def dumps(data: Any) -> str:
 
 
 def render(result: AuditResult) -> str:
-    """The audit as JSON text."""
-    return dumps(to_json(result))
+    """The audit as JSON text: ``{"claims": [...], "summary": {...}}`` with one claim per line.
+
+    One compact line per claim keeps the output diff-friendly and lets the C encoder do the work (an indented
+    dump goes through Python's encoder: 20 s instead of 3 s for 10,000 claims).
+    """
+    data = to_json(result)
+    lines = [json.dumps(c, ensure_ascii=False, allow_nan=False) for c in data["claims"]]
+    body = ",\n".join(lines)
+    summary = json.dumps(data["summary"], ensure_ascii=False, allow_nan=False)
+    return f'{{"claims": [\n{body}\n],\n"summary": {summary}}}\n' if lines else \
+        f'{{"claims": [],\n"summary": {summary}}}\n'
 
 
 def render_estimate(result: AuditResult) -> str:

@@ -22,7 +22,7 @@ def render(result: AuditResult, title: str = "train-audit report", limit: int = 
     lines = [f"## {_cell(title)}", ""]
     lines.append(" · ".join(f"{_ICON[k]} {v} {k}" for k, v in s["status"].items()) + f" — {s['claims']} claims")
     lines += ["", "| status | id | name | findings |", "|---|---|---|---|"]
-    grouped = findings_by_row(result)
+    grouped = findings_by_row(result, worse_than_ok=True)
     info = result.claims.info
     order = sorted(range(len(result)), key=lambda r: ({"invalid": 0, "fail": 1, "warn": 2, "pass": 3}[
         result.status.iat[r]], r))

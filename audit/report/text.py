@@ -67,8 +67,9 @@ def render(result: AuditResult, style: Style = _plain, show_ok: bool = False) ->
         )
         lines.append(f"{style(f'{status:<8}', _STATUS_COLOR[status])} {cells}")
     lines.append("")
-    grouped = findings_by_row(result)
-    phase_grouped = findings_by_row(result.phase_result) if result.phase_result is not None else {}
+    grouped = findings_by_row(result, worse_than_ok=not show_ok)
+    phase_grouped = findings_by_row(result.phase_result, worse_than_ok=not show_ok) \
+        if result.phase_result is not None else {}
     for row in range(len(result)):
         shown = [f for f in grouped.get(row, []) if show_ok or f.severity != "ok"]
         # A multi-phase run's phases are audited as claims of their own ("run/phase-1"): shown under the run.
@@ -99,8 +100,8 @@ def render_estimate(result: AuditResult, style: Style = _plain) -> str:
     """An estimate: every quantity the inputs determine, with how it was derived."""
     lines: list[str] = []
     for name in SHOWN_QUANTITIES:
-        src = result.source.at[0, name]
-        v = result.q.at[0, name]
+        src = result.cell("source", 0, name)
+        v = result.cell("q", 0, name)
         if src is None or v != v:
             continue
         lines.append(f"{label(name):<26} {fmt.value(name, float(v)):>20}  {src}")

@@ -76,6 +76,8 @@ def text_files() -> dict[str, bytes]:
         b' {"id": "big-int", "params": 1' + b"0" * 400 + b'},\n'
         b' {"id": "nan-text", "params": "NaN"},\n'
         b' {"id": "ok", "params": "7B", "tokens": "140B", "compute_flops": 5.88e21}]\n')
+    f["huge_integer.json"] = (b'[{"id": "huge", "params": 1' + b"0" * 5000 + b', "notes": 1' + b"0" * 5000 + b"},\n"
+                              + json.dumps(good("ok")).encode() + b"]\n")
     f["nan_inf.csv"] = (b"id,params,tokens\n"
                         b"nan,NaN,140B\n"
                         b"inf,7B,inf\n"
@@ -157,6 +159,7 @@ def text_files() -> dict[str, bytes]:
     f["first_row_long.csv"] = b"id,params\nfirst,7B,140B\nsecond,7B\n"
     f["trailing_commas.csv"] = b"id,params,tokens,\nt1,7B,140B,\nt2,7B,140B,\n"
     f["unnamed_column.csv"] = b"id,,tokens\nu1,lost?,140B\nu2,,140B\n"
+    f["semicolons.csv"] = "id;name;params;tokens;mfu\r\nsemi-1;Modèle;7B;140B;45%\r\nsemi-2;x;7B;140B;0,45\r\n".encode("cp1252")
     f["blank_lines.csv"] = b"id,params,tokens\n\nb1,7B,140B\n\n\nb2,7B,140B\n\n"
     f["nul_late.csv"] = b"id,params\n" + b"ok,7B\n" * 1000 + b"bad,7\x00B\n"
     long_name = "N" * 10_000
