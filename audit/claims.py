@@ -776,7 +776,8 @@ def normalize(raw: RawTable) -> Claims:
             add_invalid(zero & ~bad, name, f"{q.label} of zero means no useful work was done")
             bad |= zero
         if q.integer:
-            frac = finite & ~bad & (np.abs(parsed - np.round(parsed)) > 1e-9 * np.maximum(1, np.abs(parsed)))
+            with np.errstate(invalid="ignore"):  # inf - inf on cells already flagged as not finite
+                frac = finite & ~bad & (np.abs(parsed - np.round(parsed)) > 1e-9 * np.maximum(1, np.abs(parsed)))
             what = " (a fraction of an accelerator)" if name == "chips" else ""
             add_invalid(frac, name, f"{q.label} must be a whole number{what}")
             bad |= frac

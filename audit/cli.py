@@ -64,6 +64,12 @@ def write_output(data: str | bytes, output: str | None, inputs: tuple[str, ...] 
         return
     _check_target(output, "-o", inputs)
     target = Path(output)
+    if target.exists() and not target.is_file():
+        # /dev/null, a named pipe, /dev/stdout: written in place. Renaming a file over them would replace the
+        # device itself (as root, -o /dev/null would leave a regular file there).
+        with open(target, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        return
     parent = target.parent if str(target.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
     try:

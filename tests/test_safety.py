@@ -374,3 +374,22 @@ def test_a_closed_pipe_ends_the_run_quietly(good, monkeypatch):
     res = invoke("check", str(good))
     assert res.exit_code == 2
     assert "Traceback" not in res.output and "internal error" not in res.output
+
+
+def test_a_device_or_pipe_as_output_is_written_in_place_not_replaced(good, tmp_path):
+    # -o /dev/null must not rename a regular file over the device (as root it would succeed). A named pipe
+    # stands in for the device here: after the run it is still a pipe, and the reader got the whole report.
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    res = invoke("check", str(good), "--format", "json", "-o", str(fifo))
+    reader.join(timeout=30)
+    assert res.exit_code == 0, res.output
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert json.loads(received[0])["summary"]["claims"] == 2
+    assert leftovers(tmp_path) == []
+    assert os.path.exists(os.devnull) and stat.S_ISCHR(os.stat(os.devnull).st_mode)
