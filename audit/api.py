@@ -220,12 +220,23 @@ def _present(v: Any) -> bool:
     return True
 
 
+#: Integers longer than this are shown as text: JSON readers (and Python's own int/str limit) choke on them.
+_MAX_INT_DIGITS = 300
+
+
 def _extra_value(v: Any) -> Any:
+    """An extra field's value made JSON-safe, recursively: non-finite floats become None, huge ints text."""
     v = _clean(v)
-    if isinstance(v, (str, int, float, bool)) or v is None:
+    if isinstance(v, bool) or v is None or isinstance(v, (str, float)):
         return v
-    if isinstance(v, (list, dict)):
-        return v
+    if isinstance(v, int):
+        # 3.32 bits per decimal digit; str() of a longer int raises in Python 3.11+ (the int/str limit).
+        return v if v.bit_length() <= _MAX_INT_DIGITS * 3.32 else f"(an integer of about {int(v.bit_length() / 3.32)} digits)"
+    if isinstance(v, (list, tuple)) or (hasattr(v, "tolist") and not isinstance(v, dict)):
+        items = v.tolist() if hasattr(v, "tolist") else v
+        return [_extra_value(x) for x in items]
+    if isinstance(v, dict):
+        return {str(k): _extra_value(x) for k, x in v.items()}
     return str(v)
 
 

@@ -142,10 +142,13 @@ def _parse_tolerances(values: tuple[str, ...]) -> dict[str, tuple[float, float]]
     return out
 
 
-def _config(tolerance: tuple[str, ...], band: str | None, bytes_per_param: float | None):
+def _config(tolerance: tuple[str, ...] = (), band: str | None = None, bytes_per_param: float | None = None,
+            convention: str = "auto", causal_halving: bool = False):
     from audit.engine import Config
 
     config = Config.default()
+    config.convention = convention
+    config.causal_halving = causal_halving
     for code, pair in _parse_tolerances(tolerance).items():
         if code not in config.tolerances:
             raise AuditUsageError(f"--tolerance: {code} is not a relation rule ({', '.join(config.tolerances)})")
@@ -212,11 +215,15 @@ def cli(ctx: click.Context, debug: bool) -> None:
               help="Override a relation's tolerance factors, e.g. C001=1.25:2 (repeatable).")
 @click.option("--band", default=None, metavar="LOW:HIGH", help="Plausible utilization band (default 0.15:0.65).")
 @click.option("--bytes-per-param", type=float, default=None, help="Training-state bytes per parameter (default 16).")
+@click.option("--convention", type=click.Choice(["auto", "megatron-general", "palm", "6N"]), default="auto",
+              show_default=True, help="FLOPs per token for claims with an architecture (auto: the most complete "
+              "the fields allow).")
+@click.option("--causal-halving", is_flag=True, help="Halve the attention FLOPs for causal masking.")
 @click.option("-v", "--verbose", is_flag=True, help="Text output: show passing checks too.")
 @click.option("--title", default="train-audit report", show_default=True, help="Title of the HTML/Markdown report.")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, findings_path: str | None,
-          tolerance: tuple[str, ...], band: str | None, bytes_per_param: float | None, verbose: bool,
-          title: str) -> None:
+          tolerance: tuple[str, ...], band: str | None, bytes_per_param: float | None, convention: str,
+          causal_halving: bool, verbose: bool, title: str) -> None:
     """Audit claims in PATHS (JSON, JSON Lines, CSV, Parquet, XLSX; '-' reads JSON from stdin).
 
     With no PATHS, audits the bundled corpus of published training runs.
@@ -227,7 +234,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
 
     from audit.claims import bundled_corpus_path
 
-    config = _config(tolerance, band, bytes_per_param)
+    config = _config(tolerance, band, bytes_per_param, convention, causal_halving)
     inputs = list(paths) if paths else [str(bundled_corpus_path())]
     _check_targets(output, findings_path, inputs)
     try:
@@ -277,7 +284,8 @@ def _render(result: Any, fmt: str, title: str, verbose: bool, output: str | None
 def _estimate_options(func: Callable[..., Any]) -> Callable[..., Any]:
     from audit.quantities import INPUT_QUANTITIES, TEXT_FIELDS
 
-    for name in reversed((*INPUT_QUANTITIES, *[t for t in TEXT_FIELDS if t in ("hardware", "precision")])):
+    text_options = [t for t in TEXT_FIELDS if t in ("hardware", "precision", "activation_recompute", "mlp")]
+    for name in reversed((*INPUT_QUANTITIES, *text_options)):
         func = click.option(f"--{name.replace('_', '-')}", name, default=None, metavar="VALUE",
                             help=f"{name} (number or text with units)")(func)
     return func
@@ -285,8 +293,11 @@ def _estimate_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 @cli.command()
 @_estimate_options
+@click.option("--convention", type=click.Choice(["auto", "megatron-general", "palm", "6N"]), default="auto",
+              show_default=True, help="FLOPs per token when an architecture is given.")
+@click.option("--causal-halving", is_flag=True, help="Halve the attention FLOPs for causal masking.")
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def estimate(fmt: str, **quantities: Any) -> None:
+def estimate(fmt: str, convention: str, causal_halving: bool, **quantities: Any) -> None:
     """Solve for everything the given quantities determine.
 
     Example: train-audit estimate --params 70B --tokens 1.4T --hardware H100 --chips 4096 --mfu 0.4
@@ -296,7 +307,7 @@ def estimate(fmt: str, **quantities: Any) -> None:
     given = {k: v for k, v in quantities.items() if v is not None}
     if not given:
         raise AuditUsageError("give at least one quantity, e.g. --params 70B --tokens 1.4T")
-    result = run_estimate(given)
+    result = run_estimate(given, _config(convention=convention, causal_halving=causal_halving))
     if fmt == "json":
         from audit.report import json_out
 

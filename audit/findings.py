@@ -253,8 +253,8 @@ def _bound_message(code: str, result: AuditResult, row: int, claimed: float | No
         base = (f"training state {fmt.sig(cfg.bytes_per_param)} B × {fmt.count(params)} params = "
                 f"{fmt.sig(state / 1e12, 3)} TB needs at least {int(expected or 0):,} × {fmt.sig(mem / 1e9, 4)} GB")
         if severity == "ok":
-            return f"{int(claimed or 0):,} chips hold the {base}"
-        return (f"{int(claimed or 0):,} chips cannot hold the {base} (offloading or a wrong chip count or "
+            return f"{fmt.count(claimed or 0)} chips hold the {base}"
+        return (f"{fmt.count(claimed or 0)} chips cannot hold the {base} (offloading or a wrong chip count or "
                 f"model size?)")
     if code == "H001":
         text = result.cell("hardware", row, "hardware_text")

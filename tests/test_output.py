@@ -137,10 +137,6 @@ def test_claims_keep_the_input_order_across_files(claims_file):
     assert [c["input"]["row"] for c in doc["claims"][n:]] == [1, 2, 3]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG (audit/api.py _extra_value): an extra field holding a list or object with an infinite number "
-    "(JSON 1e400 or Infinity inside it) is passed to json.dumps(allow_nan=False) as is, so --format json "
-    "fails with 'internal error: ValueError: Out of range float values are not JSON compliant'."))
 def test_json_report_of_an_infinite_extra_value(tmp_path):
     path = tmp_path / "inf.json"
     path.write_text('{"id": "a", "params": "7B", "notes": [1e400, {"x": -Infinity}]}')

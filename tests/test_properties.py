@@ -429,11 +429,6 @@ def test_verdicts_are_invariant_under_consistent_rescaling(cases):
         assert a == b, (originals[row], cases[row][1])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG (engine M001): min chips = ceil(16 N / memory) is taken on a derived N without tolerance. A claim "
-    "exactly at the memory bound (1e9 parameters, 16 B each, on one 16 GB P100) whose N is derived through C011 "
-    "comes out as 1000000000.0000001, the ceiling as 2, and the one chip is flagged (M001 warning) though "
-    "every figure is consistent."))
 def test_a_consistent_claim_exactly_at_the_memory_bound_passes():
     claim = {"tokens": 1e10, "hardware": "NVIDIA Tesla P100 SXM2 16GB", "chip_hours": 2515.723270440252,
              "throughput_tokens_per_s": 1104.1666666666665, "achieved_flops_per_chip": 6.625e12}
@@ -442,11 +437,6 @@ def test_a_consistent_claim_exactly_at_the_memory_bound_passes():
     assert verdicts(result, 0)[0] == "pass", result.findings
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG (engine M001): with chips derived (chip_hours / (24 · days), not a whole number) the memory check "
-    "compares the fraction with ceil(16 N / memory): 0.8 derived chips of 80 GB 'cannot hold' 16 MB, while "
-    "1.6 chips (the same claim with N, C and chip-hours doubled) can. The rule's formula is chips × memory ≥ "
-    "16 · N; the ceiling belongs only to a whole chip count."))
 def test_memory_fit_is_invariant_under_rescaling_when_chips_are_derived():
     claim = {"params": 1e6, "hardware": "H100", "chip_hours": 24.0, "wall_clock_days": 1.25}
     result = check_records(_with_ids([claim, rescaled(claim, 2.0)]))

@@ -48,12 +48,27 @@ def findings_frame(result: AuditResult) -> pd.DataFrame:
     return pd.DataFrame.from_records(records, columns=columns)
 
 
+#: A CSV cell starting with one of these is run as a formula by spreadsheet programs (OWASP "CSV injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _defuse(column: pd.Series) -> pd.Series:
+    """Text cells that a spreadsheet would run as a formula get a leading apostrophe (shown, not evaluated)."""
+    if column.dtype != object:
+        return column
+    text = column.astype("string")
+    risky = text.str.startswith(_FORMULA_START).fillna(False) & \
+        pd.to_numeric(text, errors="coerce").isna()  # "-3.5" is a number, not a formula
+    return column.where(~risky, "'" + text)
+
+
 def _to_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
     if fmt == "parquet":
         buf = io.BytesIO()
         frame.to_parquet(buf, index=False)
         return buf.getvalue()
-    return frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
+    safe = frame.apply(_defuse)
+    return safe.to_csv(index=False, lineterminator="\n").encode("utf-8")
 
 
 def claims_bytes(result: AuditResult, fmt: str) -> bytes:

@@ -1,0 +1,58 @@
+"""Tabular output (audit/report/table.py): one row per claim, one per finding, safe in a spreadsheet."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pandas as pd
+from click.testing import CliRunner
+
+from audit.api import check_records
+from audit.cli import cli
+from audit.report import table
+
+RECORDS = [
+    {"id": "good", "params": "175B", "tokens": "300B", "compute_flops": "3640 PF-days"},
+    {"id": "bad", "params": "175B", "tokens": "300B", "compute_flops": 3.15e26},  # 1000x
+    {"id": "invalid", "chips": 1.5},
+    {"id": "=HYPERLINK(\"http://evil\")", "name": "+SUM(A1)", "params": "7B"},
+    {"id": "neg-number-name", "name": "-3.5", "params": "7B"},
+]
+
+
+def test_every_input_row_appears_once_in_order_with_status_and_codes():
+    frame = pd.read_csv(io.BytesIO(table.claims_bytes(check_records(RECORDS), "csv")), keep_default_na=False)
+    assert len(frame) == len(RECORDS)
+    assert frame["status"].tolist() == ["pass", "fail", "invalid", "pass", "pass"]
+    assert frame.loc[1, "rules"] == "C001"
+    assert frame.loc[2, "rules"] == "V001"
+    # 6 x 175e9 x 300e9 for the derived-or-claimed compute of the good row.
+    assert float(frame.loc[0, "compute_flops"]) == 3640 * 1e15 * 86400
+
+
+def test_parquet_keeps_numbers_numeric():
+    frame = pd.read_parquet(io.BytesIO(table.claims_bytes(check_records(RECORDS), "parquet")))
+    assert len(frame) == len(RECORDS)
+    assert frame["params"].dtype == "float64"
+    assert frame.loc[0, "params"] == 175e9
+
+
+def test_formula_like_text_is_defused_but_numbers_are_not():
+    frame = pd.read_csv(io.BytesIO(table.claims_bytes(check_records(RECORDS), "csv")), keep_default_na=False)
+    assert frame.loc[3, "id"] == "'=HYPERLINK(\"http://evil\")"
+    assert frame.loc[3, "name"] == "'+SUM(A1)"
+    assert str(frame.loc[4, "name"]) == "-3.5"
+
+
+def test_findings_file_has_one_row_per_finding(tmp_path):
+    src = tmp_path / "claims.json"
+    src.write_text(json.dumps(RECORDS[:2]))
+    out = tmp_path / "findings.csv"
+    res = CliRunner().invoke(cli, ["check", str(src), "--format", "json", "--findings", str(out)])
+    assert res.exit_code == 1  # the 1000x claim fails
+    doc = json.loads(res.stdout)
+    findings = pd.read_csv(out)
+    assert len(findings) == sum(len(c["findings"]) for c in doc["claims"])
+    assert set(findings["claim_id"]) == {"good", "bad"}
+    assert {"rule", "severity", "claimed", "expected", "ratio", "message", "formula"} <= set(findings.columns)
