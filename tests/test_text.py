@@ -1,0 +1,36 @@
+"""Text output: colour only on a terminal, never with NO_COLOR (https://no-color.org)."""
+
+from __future__ import annotations
+
+from audit.api import check_records
+from audit.cli import _styler, _use_color
+from audit.report import text
+
+
+class FakeStream:
+    def __init__(self, tty: bool) -> None:
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def test_colour_only_on_a_terminal(monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert _use_color(FakeStream(True)) is True
+    assert _use_color(FakeStream(False)) is False
+
+
+def test_no_color_wins_even_on_a_terminal(monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert _use_color(FakeStream(True)) is False
+
+
+def test_coloured_and_plain_text_say_the_same_thing():
+    result = check_records([{"id": "bad", "params": "175B", "tokens": "300B", "compute_flops": 3.15e26}])
+    plain = text.render(result)
+    coloured = text.render(result, _styler(True))
+    assert "\x1b[" not in plain and "\x1b[" in coloured
+    import re
+    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == plain
+    assert "error" in plain and "C001" in plain
