@@ -603,7 +603,7 @@ def _check_bounds(q: pd.DataFrame, source: pd.DataFrame, hw: pd.DataFrame, claim
         m = mfu[rows]
         below = ~np.isnan(m) & (v < m * (1 - 1e-9))
         sev = np.where((v > 1) | below, "error", np.where((v < low) | (v > high), "warning", "ok"))
-        detail = np.where(below, "below-mfu", None)
+        detail = np.where(below, "below-mfu", source["hfu"].to_numpy(dtype=object)[rows])
         frames.append(_findings_frame(rows, "U002", sev, "hfu", v, np.where(below, m, np.nan), detail=detail))
 
     # U003: claimed achieved FLOP/s within the peak.

@@ -229,13 +229,15 @@ def _bound_message(code: str, result: AuditResult, row: int, claimed: float | No
         name = "MFU" if code == "U001" else "HFU"
         v = claimed or 0.0
         how = result.cell("how", row, name.lower())
-        origin = "claimed" if detail == "claimed" or code == "U002" else f"implied by {how}"
+        origin = "claimed" if detail in ("claimed", "below-mfu") else f"implied by {how}"
         if detail == "below-mfu":
             return (f"HFU {fmt.sig(v * 100)} % is below MFU {fmt.sig((expected or 0) * 100)} %: HFU counts "
                     f"recomputation on top of model FLOPs, so it cannot be lower")
         if v > 1:
             original = result.cell("text", row, name.lower()) if detail == "claimed" else None
-            looks_percent = v <= 100 and not (original and "%" in original or original and "percent" in original)
+            # Only a stated figure can be a percentage typed as a fraction; a derived one is arithmetic.
+            looks_percent = detail == "claimed" and v <= 100 and not (
+                original and ("%" in original or "percent" in original))
             hint = f" ({fmt.sig(v)} looks like a percentage: {fmt.sig(v / 100)} was meant?)" if looks_percent else ""
             return f"{name} {fmt.sig(v * 100)} % ({origin}) is above 100 %: physically impossible{hint}"
         if severity == "warning":
