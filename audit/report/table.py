@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from audit.api import SHOWN_QUANTITIES
+from audit.claims import map_unique
 from audit.engine import AuditResult
 from audit.findings import iter_findings
 
@@ -52,14 +53,21 @@ def findings_frame(result: AuditResult) -> pd.DataFrame:
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
+def _defuse_text(value: object) -> object:
+    if not isinstance(value, str) or not value.startswith(_FORMULA_START):
+        return value
+    try:
+        float(value)  # "-3.5" is a number, not a formula
+        return value
+    except ValueError:
+        return "'" + value
+
+
 def _defuse(column: pd.Series) -> pd.Series:
     """Text cells that a spreadsheet would run as a formula get a leading apostrophe (shown, not evaluated)."""
     if column.dtype != object:
         return column
-    text = column.astype("string")
-    risky = text.str.startswith(_FORMULA_START).fillna(False) & \
-        pd.to_numeric(text, errors="coerce").isna()  # "-3.5" is a number, not a formula
-    return column.where(~risky, "'" + text)
+    return map_unique(column, _defuse_text)  # once per distinct value: source columns hold three
 
 
 def _to_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
