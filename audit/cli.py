@@ -384,7 +384,8 @@ def rules(code: str | None, fmt: str) -> None:
         r = selected[0]
         write_output(f"{r.code} {r.name} (up to {r.severity})\n{r.formula}\n\n{r.doc()}\n", None)
         return
-    lines = [f"{r.code}  {r.name:<24} {r.severity:<8} {r.summary()}" for r in selected]
+    width = max(len(r.name) for r in selected)
+    lines = [f"{r.code}  {r.name:<{width}}  {r.severity:<8} {r.summary()}" for r in selected]
     write_output("\n".join(lines) + "\n", None)
 
 
