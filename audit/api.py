@@ -125,25 +125,27 @@ CONVENTION_LABELS: dict[str, str] = {
 
 def conventions_note(result: AuditResult, row: int) -> str:
     """The FLOPs per token used, and every other convention the claim's fields allow, side by side."""
-    arch = result.architecture.loc[row]
-    used = arch["flops_per_token_how"]
+    def arch(col: str) -> Any:
+        return result.cell("architecture", row, col)
+
+    used = arch("flops_per_token_how")
     parts = []
     for key, text in CONVENTION_LABELS.items():
-        v = arch[key]
+        v = arch(key)
         if v == v and v > 0:
             mark = " (used)" if key == used else ""
             parts.append(f"{text}: {fmt.sci(float(v), 4)}{mark}")
-    assumed = "; head_dim assumed d_model / heads" if bool(arch["head_dim_assumed"]) else ""
+    assumed = "; head_dim assumed d_model / heads" if bool(arch("head_dim_assumed")) else ""
     causal = "; attention term halved for causal masking" if result.config.causal_halving else ""
     return "FLOPs per token by convention: " + "; ".join(parts) + assumed + causal
 
 
 def catalog_note(result: AuditResult, row: int) -> str:
     """Which datasheet figure a peak came from, and whether the precision was assumed."""
-    hw = result.hardware.loc[row]
-    accel = load_catalog().by_id(str(hw["accelerator"]))
-    prec = hw["precision"]
-    assumed = " (assumed: the claim does not state its precision)" if bool(hw["precision_assumed"]) else ""
+    accel = load_catalog().by_id(str(result.cell("hardware", row, "accelerator")))
+    prec = result.cell("hardware", row, "precision")
+    assumed = " (assumed: the claim does not state its precision)" if bool(
+        result.cell("hardware", row, "precision_assumed")) else ""
     return (f"datasheet: {accel.name}, dense {prec}{assumed}: {fmt.sig(accel.peaks_tflops[prec], 5)} TFLOP/s "
             f"({accel.source_compute})")
 
@@ -161,15 +163,17 @@ def quantity_records(result: AuditResult, row: int) -> dict[str, dict[str, Any]]
     out: dict[str, dict[str, Any]] = {}
     text = result.claims.text
     for name in SHOWN_QUANTITIES:
-        v = result.cell("q", row, name)
         src = result.cell("source", row, name)
-        if v is None or (isinstance(v, float) and math.isnan(v)) or src is None:
+        if src is None:
+            continue
+        v = result.cell("q", row, name)
+        if v is None or (isinstance(v, float) and math.isnan(v)):
             continue
         q = BY_NAME[name]
         rec: dict[str, Any] = {"value": _clean(float(v)), "unit": q.unit, "source": src,
                                "display": fmt.value(name, float(v))}
         if src == "claimed":
-            rec["text"] = text.at[row, name] if name in text.columns else None
+            rec["text"] = result.cell("text", row, name) if name in text.columns else None
         else:
             rec["how"] = derivation(result, row, name)
             if result.cell("how", row, name) in RULES:

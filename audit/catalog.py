@@ -147,10 +147,10 @@ class Catalog:
 
     def by_id(self, accel_id: str) -> Accelerator:
         """The row with this id (KeyError if absent)."""
-        for row in self._rows:
-            if row.id == accel_id:
-                return row
-        raise KeyError(accel_id)
+        by_id = self.__dict__.get("_by_id")
+        if by_id is None:
+            by_id = self.__dict__["_by_id"] = {row.id: row for row in self._rows}
+        return by_id[accel_id]
 
 
 @lru_cache(maxsize=1)
