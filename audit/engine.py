@@ -343,6 +343,11 @@ def _apply_relations(q: pd.DataFrame, source: pd.DataFrame, how: pd.DataFrame, c
     """
     n = len(q)
     shadow = shadow_of(q, how)
+    # Signatures of the checks recorded so far, per row: |shadow residual - residual| identifies the
+    # combination of independent figures a check tests (up to sign). A later check with the same signature
+    # tests the same thing by another path and would only repeat a finding.
+    signatures = np.full((n, len(RELATION_RULES)), np.nan)
+    recorded = np.zeros(n, dtype=int)
     used = {rule.code: np.zeros(n, dtype=bool) for rule in RELATION_RULES}
     for code, mask in (preused or {}).items():
         used[code] = used[code] | np.asarray(mask, dtype=bool)
@@ -393,9 +398,15 @@ def _apply_relations(q: pd.DataFrame, source: pd.DataFrame, how: pd.DataFrame, c
                 sh = shadow[cols].to_numpy(dtype=float)[rows]
                 residual = np.log(values[rows]) @ exps
                 residual_shadow = np.log(sh) @ exps
-                informative = np.abs(residual_shadow - residual) > 1e-7
+                signature = np.abs(residual_shadow - residual)
+                informative = signature > 1e-7
+                repeated = (np.abs(signatures[rows] - signature[:, None]) <= 1e-7 * np.maximum(1, signature[:, None])
+                            ).any(axis=1)
+                informative &= ~repeated
                 used[rule.code][rows] = True
-                rows = rows[informative]
+                rows, signature = rows[informative], signature[informative]
+                signatures[rows, recorded[rows]] = signature
+                recorded[rows] += 1
                 if len(rows):
                     frames.append(_check_relation(rule, rows, q, source, logs[rows], exps, log_k, config))
         if not changed:

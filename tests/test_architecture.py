@@ -105,3 +105,14 @@ def test_outlier_is_the_gpu_hours_figure():
     assert out[0]["quantity"] == "chip_hours"
     assert out[0]["expected"] == pytest.approx(2048 * 24 * 21)  # what chips x days imply
     assert "likely outlier" in out[0]["message"]
+
+
+def test_a_check_repeating_another_by_a_longer_path_is_not_reported():
+    # GPU-days written as GPU-hours: chips x 24 x days vs chip-hours (C002) is the error. Achieved FLOP/s from
+    # tokens / days (C004, C011) against MFU x peak from chip-hours (C003, C005) compares the same three
+    # figures again; it must not appear as a second error.
+    c = one({"id": "llama-days", "params": "65.2B", "tokens": "1.4T", "hardware": "A100 80GB", "chips": 2048,
+             "wall_clock_days": 21, "chip_hours": 1022362 / 24})
+    relation_errors = [f["rule"] for f in c["findings"] if f["rule"].startswith("C") and f["severity"] == "error"]
+    assert relation_errors == ["C002"]
+    assert [f["severity"] for f in c["findings"] if f["rule"] == "U001"] == ["error"]  # its consequence stays
