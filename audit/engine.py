@@ -217,8 +217,17 @@ def _resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
     hw["slice_cores"] = slice_cores.to_numpy()
     gen = hw["accelerator"].map(lambda aid: None if aid is None else aid.replace("tpu-", "").split("-")[0])
     hw["cores_per_chip"] = gen.map(lambda g: _TPU_CORES_PER_CHIP.get(g, np.nan) if g else np.nan).astype(float)
-    hw["sparse_headline"] = map_unique(
-        accel_id, lambda aid: False if aid is None else catalog.by_id(aid).sparse_headline).astype(bool)
+    # What the hardware makes possible, for the causes that only some accelerators can have (audit/explain.py);
+    # an unknown accelerator rules nothing out.
+    def traits(aid: str | None) -> tuple[bool, bool, bool, bool]:
+        if aid is None:
+            return True, True, True, True
+        a = catalog.by_id(aid)
+        return (a.sparse_headline, "fp8" in a.peaks_tflops, a.unit in ("package", "gcd"), aid.startswith("tpu-"))
+
+    trait = map_unique(accel_id, traits)
+    for i, name in enumerate(("sparse_headline", "has_fp8", "multi_die", "tpu")):
+        hw[name] = trait.map(lambda t, i=i: t[i]).astype(bool).to_numpy()
     return hw
 
 
@@ -302,7 +311,7 @@ def audit(claims: Claims, config: Config | None = None, catalog: Catalog | None 
     status = _status(findings, n)
     from audit.explain import explain  # noqa: PLC0415 - explain imports this module's Config
 
-    explanations = explain(findings, q, claims, config)
+    explanations = explain(findings, q, claims, config, hw)
     return AuditResult(claims=claims, config=config, q=q, source=source, how=how, hardware=hw,
                        findings=findings, status=status, explanations=explanations, architecture=arch)
 

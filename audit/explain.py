@@ -44,6 +44,8 @@ class Cause:
     reference: str
     #: How common the cause is, 0-1: ranks causes that fit equally well (words-for-tokens is rare today).
     weight: float = 1.0
+    #: A trait the claim's accelerator must have for the cause to be possible (e.g. a sparse headline figure).
+    requires: str = ""
 
 
 @lru_cache(maxsize=1)
@@ -52,7 +54,8 @@ def load_causes() -> tuple[Cause, ...]:
     frame = pd.read_csv(data_path("causes.csv"), dtype=str, keep_default_na=False)
     return tuple(Cause(code=r["code"], name=r["name"], factor=r["factor"], kind=r["kind"],
                        applies=frozenset(r["applies"].split()), description=r["description"],
-                       reference=r["reference"], weight=float(r["weight"] or 1.0)) for _, r in frame.iterrows())
+                       reference=r["reference"], weight=float(r["weight"] or 1.0),
+                       requires=r.get("requires", "") or "") for _, r in frame.iterrows())
 
 
 def causes_by_code() -> dict[str, Cause]:
@@ -77,7 +80,8 @@ def _dynamic_factor(name: str, q: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
     raise KeyError(name)
 
 
-def explain(findings: pd.DataFrame, q: pd.DataFrame, claims: Claims, config: Config) -> pd.DataFrame:
+def explain(findings: pd.DataFrame, q: pd.DataFrame, claims: Claims, config: Config,
+            hardware: pd.DataFrame | None = None) -> pd.DataFrame:
     """Explanations for every finding worse than ``info``, best first (at most three per finding)."""
     sev = findings["severity"].astype(str).to_numpy()
     rules = findings["rule"].to_numpy(dtype=object)
@@ -102,6 +106,8 @@ def explain(findings: pd.DataFrame, q: pd.DataFrame, claims: Claims, config: Con
         else:
             factor = np.full(len(target), float(cause.factor))
         valid = applies & np.isfinite(factor) & (factor > 1.0001)
+        if cause.requires and hardware is not None:
+            valid &= hardware[cause.requires].to_numpy(dtype=bool)[rows]
         if not valid.any():
             continue
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -142,3 +142,33 @@ def test_mfu_above_100_percent_from_gpu_days_names_the_cause_and_stays_an_error(
 def test_nothing_explains_a_pass():
     c = claim({**LLAMA65, "chip_hours": 1022362})
     assert all(f["explanations"] == [] for f in c["findings"])
+
+
+def test_embedding_parameters_explain_a_small_models_gap():
+    # GPT-2 small (Radford et al. 2019): 124M parameters, of which the token embedding is 50257 x 768 = 38.6M.
+    # A compute figure from non-embedding parameters (Kaplan et al. 2020's N) is 6 x (124M - 38.6M) x D.
+    n, emb, d = 124e6, 50257 * 768, 10e9
+    c = claim({"id": "gpt2", "params": n, "tokens": d, "vocab_size": 50257, "d_model": 768,
+               "compute_flops": 6 * (n - emb) * d})
+    f = finding(c, "C001")
+    assert f["severity"] == "warning"
+    assert f["ratio"] == pytest.approx((n - emb) / n)
+    emb_fit = [e for e in f["explanations"] if e["cause"] == "embeddings"]
+    assert emb_fit and emb_fit[0]["factor"] == pytest.approx(n / (n - emb))
+    assert emb_fit[0]["corrected"] == pytest.approx(1.0)
+
+
+def test_gcd_hours_against_a_package_peak_is_a_per_die_count():
+    # AMD MI250X: 383 TFLOP/s bf16 per package of two GCDs (191.5 each, AMD CDNA2 datasheet). GPU-hours on
+    # Frontier count GCDs; multiplied by the package peak they double the capacity and halve the MFU.
+    gcd_hours, mfu = 1e6, 0.40
+    compute = gcd_hours * 3600 * 191.5e12 * mfu
+    c = claim({"id": "frontier", "hardware": "MI250X", "chip_hours": gcd_hours, "compute_flops": compute,
+               "mfu": mfu})
+    f = finding(c, "C003")
+    assert f["ratio"] == pytest.approx(2.0)  # claimed 40 % vs 20 % implied against 383 TFLOP/s
+    assert "per-die" in causes(f)
+    # The GCD row of the catalog gives the claim's own arithmetic back.
+    ok = claim({"id": "frontier-gcd", "hardware": "MI250X GCD", "chip_hours": gcd_hours, "compute_flops": compute,
+                "mfu": mfu})
+    assert finding(ok, "C003")["severity"] == "ok"
