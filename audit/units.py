@@ -42,9 +42,6 @@ __all__ = [
     "KINDS",
     "MAX_TEXT_LEN",
     "UnitError",
-    "format_count",
-    "format_sci",
-    "format_si",
     "parse_series",
     "parse_value",
 ]
@@ -760,99 +757,3 @@ def parse_series(values: pd.Series, kind: str) -> tuple[np.ndarray, pd.Series]:
                 out[rows[~is_bool]] = float(u)
                 errors[rows[~is_bool]] = None
     return out, pd.Series(errors, index=index, dtype=object, name=values.name)
-
-
-# --------------------------------------------------------------------------------------------------------
-# Formatting.
-
-def _round_sig(x: float, digits: int) -> float:
-    return float(f"{x:.{digits}g}")
-
-
-def _mantissa(x: float, digits: int) -> str:
-    """``digits`` significant digits without trailing zeros: 175.0 -> '175', 1.40 -> '1.4'."""
-    return f"{x:.{digits}g}"
-
-
-def format_sci(x: float, digits: int = 3) -> str:
-    """Scientific notation with `digits` significant digits, no '+' and no leading zeros in the exponent.
-
-    ``3.14159e23 -> '3.14e23'``, ``1e24 -> '1e24'``, ``1.5e-5 -> '1.5e-5'``, ``0 -> '0'``. The output is
-    readable by :func:`parse_value`.
-    """
-    x = float(x)
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    if x == 0:
-        return "0"
-    digits = max(1, int(digits))
-    mant, exp = f"{x:.{digits - 1}e}".split("e")
-    if "." in mant:
-        mant = mant.rstrip("0").rstrip(".")
-    return f"{mant}e{int(exp)}"
-
-
-_COUNT_SUFFIXES: tuple[tuple[int, str], ...] = ((3, "K"), (6, "M"), (9, "B"), (12, "T"))
-
-
-def format_count(x: float, digits: int = 3) -> str:
-    """A count as people write it: ``175e9 -> '175B'``, ``1.4e12 -> '1.4T'``, ``65.2e9 -> '65.2B'``.
-
-    Whole numbers below 100,000 keep all digits with thousands separators (``2048 -> '2,048'``); other
-    values below 1e5 get `digits` significant digits. From 1e15 up the result is :func:`format_sci`. Every
-    output is readable back by ``parse_value(..., "count")``.
-    """
-    x = float(x)
-    if not math.isfinite(x):
-        return format_sci(x)
-    ax = abs(x)
-    if ax < 1e5:
-        if x == int(x):
-            return f"{int(x):,}"
-        return _mantissa(x, digits)
-    if ax >= 1e15:
-        return format_sci(x, digits)
-    i = max(j for j, (e, _) in enumerate(_COUNT_SUFFIXES) if ax >= 10.0 ** e)
-    mant = _round_sig(ax / 10.0 ** _COUNT_SUFFIXES[i][0], digits)
-    if mant >= 1000:  # 999.96e9 rounds to 1000B: move up to 1T
-        if i + 1 == len(_COUNT_SUFFIXES):
-            return format_sci(x, digits)
-        i += 1
-        mant = _round_sig(ax / 10.0 ** _COUNT_SUFFIXES[i][0], digits)
-    sign = "-" if x < 0 else ""
-    return f"{sign}{_mantissa(mant, digits)}{_COUNT_SUFFIXES[i][1]}"
-
-
-_SI_FORMAT_PREFIXES: tuple[tuple[int, str], ...] = (
-    (-9, "n"), (-6, "µ"), (-3, "m"), (0, ""), (3, "k"), (6, "M"), (9, "G"), (12, "T"), (15, "P"), (18, "E"),
-    (21, "Z"), (24, "Y"), (27, "R"), (30, "Q"),
-)
-
-
-def format_si(x: float, unit: str = "", digits: int = 3) -> str:
-    """`x` with an SI prefix: ``format_si(3.14e23, "FLOP") -> '314 ZFLOP'``, ``(989e12, "FLOP/s") ->
-    '989 TFLOP/s'``, ``(80e9, "B") -> '80 GB'``; without a unit ``format_si(175e9) -> '175G'``.
-
-    Outside the prefix range (below 1e-9 or from 1e33) the number is given by :func:`format_sci`.
-    """
-    x = float(x)
-    suffix = f" {unit}" if unit else ""
-    if not math.isfinite(x) or x == 0:
-        return format_sci(x) + suffix
-    ax = abs(x)
-    i = max((j for j, (e, _) in enumerate(_SI_FORMAT_PREFIXES) if ax >= 10.0 ** e), default=None)
-    if i is None:
-        return format_sci(x, digits) + suffix
-    mant = _round_sig(ax / 10.0 ** _SI_FORMAT_PREFIXES[i][0], digits)
-    if mant >= 1000:
-        i += 1
-        if i == len(_SI_FORMAT_PREFIXES):
-            return format_sci(x, digits) + suffix
-        mant = _round_sig(ax / 10.0 ** _SI_FORMAT_PREFIXES[i][0], digits)
-    sign = "-" if x < 0 else ""
-    prefix = _SI_FORMAT_PREFIXES[i][1]
-    if unit:
-        return f"{sign}{_mantissa(mant, digits)} {prefix}{unit}"
-    return f"{sign}{_mantissa(mant, digits)}{prefix}"

@@ -12,9 +12,6 @@ from audit.units import (
     KINDS,
     MAX_TEXT_LEN,
     UnitError,
-    format_count,
-    format_sci,
-    format_si,
     parse_series,
     parse_value,
 )
@@ -427,72 +424,6 @@ def test_parse_series_empty() -> None:
 
 
 # --------------------------------------------------------------------------------------------------------
-# Formatting
-
-@pytest.mark.parametrize(("x", "expected"), [
-    (175e9, "175B"),
-    (1.4e12, "1.4T"),
-    (65.2e9, "65.2B"),
-    (2048, "2,048"),
-    (99_999, "99,999"),
-    (100_000, "100K"),
-    (2.788e6, "2.79M"),
-    (999.96e9, "1T"),
-    (0.5, "0.5"),
-    (-175e9, "-175B"),
-    (3.14e23, "3.14e23"),
-    (float("nan"), "nan"),
-])
-def test_format_count(x: float, expected: str) -> None:
-    assert format_count(x) == expected
-
-
-@pytest.mark.parametrize("x", [175e9, 1.4e12, 65.2e9, 2048, 100_000, 7e9, 1.5e15])
-def test_format_count_round_trips(x: float) -> None:
-    assert parse_value(format_count(x), "count") == pytest.approx(x, rel=5e-3)
-
-
-@pytest.mark.parametrize(("x", "digits", "expected"), [
-    (3.14e23, 3, "3.14e23"),
-    (3.14159e23, 3, "3.14e23"),
-    (1e24, 3, "1e24"),
-    (3.1e23, 3, "3.1e23"),
-    (1.5e-5, 3, "1.5e-5"),
-    (5, 3, "5e0"),
-    (3.14159e23, 1, "3e23"),
-    (3.14159e23, 5, "3.1416e23"),
-    (-2.5e10, 3, "-2.5e10"),
-    (0, 3, "0"),
-    (math.inf, 3, "inf"),
-])
-def test_format_sci(x: float, digits: int, expected: str) -> None:
-    assert format_sci(x, digits) == expected
-
-
-@pytest.mark.parametrize("x", [3.14e23, 1e24, 1.5e-5, 5.0, 8.64e19])
-def test_format_sci_round_trips(x: float) -> None:
-    assert parse_value(format_sci(x), "flop") == pytest.approx(x, rel=5e-3)
-
-
-@pytest.mark.parametrize(("x", "unit", "expected"), [
-    (3.14e23, "FLOP", "314 ZFLOP"),
-    (989e12, "FLOP/s", "989 TFLOP/s"),
-    (80e9, "B", "80 GB"),
-    (175e9, "", "175G"),
-    (5, "h", "5 h"),
-    (999.96e12, "FLOP/s", "1 PFLOP/s"),
-    (1e40, "FLOP", "1e40 FLOP"),
-])
-def test_format_si(x: float, unit: str, expected: str) -> None:
-    assert format_si(x, unit) == expected
-
-
-@pytest.mark.parametrize(("x", "unit", "kind"), [(3.14e23, "FLOP", "flop"), (989e12, "FLOP/s", "flops_rate"),
-                                                 (80e9, "B", "bytes")])
-def test_format_si_round_trips(x: float, unit: str, kind: str) -> None:
-    assert parse_value(format_si(x, unit), kind) == pytest.approx(x, rel=5e-3)
-
-
 def test_pf_days_are_not_accelerator_hours() -> None:
     with pytest.raises(UnitError, match="compute"):
         parse_value("3640 PF-days", "hours")

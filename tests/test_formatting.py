@@ -1,0 +1,56 @@
+"""Numbers as the tool prints them (audit/formatting.py): exact expected strings, and every printed value reads
+back through the unit parser to the number it came from (what a report shows can be typed back in)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from audit import formatting as fmt
+from audit.quantities import BY_NAME
+from audit.units import parse_value
+
+
+@pytest.mark.parametrize(("x", "expected"), [
+    (175e9, "175B"), (1.4e12, "1.4T"), (65.2e9, "65.2B"), (2048, "2,048"), (1022362, "1.022M"),
+    (540.35e9, "540.4B"), (0.5, "0.5"),
+])
+def test_count(x: float, expected: str) -> None:
+    assert fmt.count(x) == expected
+
+
+@pytest.mark.parametrize(("x", "digits", "expected"), [
+    (3.14e23, 3, "3.14e23"), (3.14159e23, 4, "3.142e23"), (1e24, 3, "1e24"), (8.64e19, 3, "8.64e19"),
+])
+def test_sci(x: float, digits: int, expected: str) -> None:
+    assert fmt.sci(x, digits) == expected
+
+
+@pytest.mark.parametrize(("name", "x", "expected"), [
+    ("compute_flops", 3.14e23, "3.14e23 FLOP"),
+    ("mfu", 0.462, "46.2 %"),
+    ("chip_hours", 1022362, "1,022,362 h"),
+    ("chip_hours", 30.84e6, "30.84M h"),
+    ("peak_flops_per_chip", 989.4e12, "989.4 TFLOP/s"),
+    ("wall_clock_days", 7.14, "7.14 days"),
+    ("memory_per_chip", 80e9, "80 GB"),
+    ("params", float("nan"), "—"),
+])
+def test_value(name: str, x: float, expected: str) -> None:
+    assert fmt.value(name, x) == expected
+
+
+@pytest.mark.parametrize(("name", "x"), [
+    ("params", 175e9), ("tokens", 1.4e12), ("compute_flops", 3.14e23), ("chips", 2048),
+    ("wall_clock_days", 7.14), ("chip_hours", 1022362), ("mfu", 0.462), ("throughput_tokens_per_s", 2.96e6),
+    ("achieved_flops_per_chip", 395.8e12), ("peak_flops_per_chip", 989.4e12), ("memory_per_chip", 80e9),
+])
+def test_printed_values_read_back(name: str, x: float) -> None:
+    assert parse_value(fmt.value(name, x), BY_NAME[name].kind) == pytest.approx(x, rel=5e-4)
+
+
+def test_ratio_and_non_finite() -> None:
+    assert fmt.ratio(1.02) == "1.02x"
+    assert fmt.ratio(math.inf) == "—"
+    assert fmt.sig(math.nan) == "nan"
