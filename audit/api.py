@@ -11,7 +11,6 @@ from collections import Counter
 from typing import Any, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
 from audit import formatting as fmt
 from audit.catalog import load_catalog
@@ -272,4 +271,4 @@ def estimate_json(result: AuditResult) -> dict[str, Any]:
 
 
 __all__ = ["check", "check_records", "estimate", "to_json", "estimate_json", "summary", "claim_record",
-           "quantity_records", "derivation", "label", "Claims", "AuditResult", "Config", "pd"]
+           "quantity_records", "derivation", "label", "Claims", "AuditResult", "Config"]

@@ -17,7 +17,6 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, Phase, assume, given, settings
@@ -27,7 +26,7 @@ from audit.api import check_records, to_json
 from audit.catalog import load_catalog
 from audit.claims import LoadError, MAX_JSON_DEPTH, json_depth, normalize, read_path, read_paths
 from audit.engine import audit
-from audit.quantities import INPUT_QUANTITIES, TEXT_ALIASES, column_map
+from audit.quantities import column_map
 from audit.rules import RELATION_RULES
 from audit.units import UnitError, parse_series, parse_value
 
