@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import math
+import re
 import sys
 import warnings
 from dataclasses import dataclass, field
@@ -23,9 +24,10 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from audit.quantities import (BY_NAME, INPUT_QUANTITIES, PRECISION_ALIASES, TEXT_FIELDS, canonical_column)
+from audit.quantities import (BY_NAME, INPUT_QUANTITIES, PRECISION_ALIASES, TEXT_FIELDS,
+                              canonical_column, canonical_column_and_unit)
 from audit.resources import data_path, schema_path
-from audit.units import parse_series
+from audit.units import UnitError, parse_series, parse_value
 
 #: Input formats by file extension.
 FORMATS: dict[str, str] = {
@@ -600,20 +602,52 @@ def _canonical_columns(frame: pd.DataFrame) -> pd.DataFrame:
     """Rename known columns (and their spreadsheet aliases) to canonical names; the first of duplicates wins."""
     renames: dict[Any, str] = {}
     taken: set[str] = set(ORIGIN_COLUMNS)
+    hinted: dict[Any, str] = {}
     for col in frame.columns:
         if col in ORIGIN_COLUMNS:
             continue
-        canon = canonical_column(str(col))
+        canon, unit = canonical_column_and_unit(str(col))
         if canon is not None and canon not in taken:
             renames[col] = canon
             taken.add(canon)
+            if unit and _unit_fits(unit, canon):
+                hinted[col] = unit
         else:
             name = str(col)
             while name in taken or name in renames.values():
                 name = f"{name}_"
             renames[col] = name
             taken.add(name)
+    if hinted:
+        frame = frame.copy()
+        for col, unit in hinted.items():
+            # A bare number in a column headed "Training time (hours)" is in hours: it reads as "1200 hours".
+            frame[col] = map_unique(frame[col], lambda v, unit=unit: _with_unit(v, unit))
     return frame.rename(columns=renames)
+
+
+_BARE_NUMBER = re.compile(r"^\s*[-+]?(\d[\d,]*\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
+
+
+def _unit_fits(unit: str, canon: str) -> bool:
+    """Whether a header's unit is one the quantity can be written in (``hours`` for a duration, not ``MFU``)."""
+    q = BY_NAME.get(canon)
+    if q is None or q.kind == "text":
+        return False
+    try:
+        return math.isfinite(parse_value(f"1 {unit}", q.kind))
+    except (UnitError, ValueError):
+        return False
+
+
+def _with_unit(value: Any, unit: str) -> Any:
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float)) and not (isinstance(value, float) and math.isnan(value)):
+        return f"{value!r} {unit}"
+    if isinstance(value, str) and _BARE_NUMBER.match(value):
+        return f"{value.strip()} {unit}"
+    return value
 
 
 def bundled_corpus_path() -> Path:

@@ -5,6 +5,7 @@ The names are the public contract: input fields, ``estimate`` options (with dash
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 
@@ -44,13 +45,15 @@ QUANTITIES: tuple[Quantity, ...] = (
              ("gpus", "num_gpus", "n_gpus", "gpu_count", "hardware_count", "num_chips", "n_chips", "devices",
               "accelerators", "tpus", "num_accelerators", "hardware_quantity"), integer=True),
     Quantity("wall_clock_days", "Wall-clock", "days", "days", "training duration",
-             ("days", "duration_days", "training_days", "wall_clock", "duration", "training_time_days")),
+             ("days", "duration_days", "training_days", "wall_clock", "duration", "training_time_days",
+              "training_time", "training_duration")),
     Quantity("chip_hours", "Chip-hours", "h", "hours", "accelerator-hours (GPU-hours, TPU-hours)",
              ("gpu_hours", "tpu_hours", "accelerator_hours", "device_hours", "gpu_hrs")),
-    Quantity("mfu", "MFU", "", "fraction", "model FLOPs utilization", ("reported_mfu", "model_flops_utilization"),
+    Quantity("mfu", "MFU", "", "fraction", "model FLOPs utilization",
+             ("reported_mfu", "model_flops_utilization", "hardware_utilization_mfu"),
              fraction=True),
     Quantity("hfu", "HFU", "", "fraction", "hardware FLOPs utilization",
-             ("reported_hfu", "hardware_flops_utilization"), fraction=True),
+             ("reported_hfu", "hardware_flops_utilization", "hardware_utilization_hfu"), fraction=True),
     Quantity("throughput_tokens_per_s", "Throughput", "tokens/s", "tokens_rate", "tokens per second, whole cluster",
              ("throughput", "tokens_per_s", "tokens_per_second", "tok_per_s")),
     Quantity("achieved_flops_per_chip", "Achieved FLOP/s per chip", "FLOP/s", "flops_rate",
@@ -153,9 +156,28 @@ def column_map() -> dict[str, str]:
     return mapping
 
 
+_UNIT_HINT = re.compile(r"^(?P<base>.*?)\s*[(\[]\s*(?P<unit>[^()\[\]]+?)\s*[)\]]\s*$")
+
+
 def canonical_column(name: str) -> str | None:
     """The canonical field a column name stands for, or None when it is an extra field."""
-    return _COLUMN_MAP.get(_key(str(name)))
+    return canonical_column_and_unit(name)[0]
+
+
+def canonical_column_and_unit(name: str) -> tuple[str | None, str | None]:
+    """The canonical field of a column, and the unit its header names for bare numbers, if any.
+
+    ``"Training time (hours)"`` -> ``("wall_clock_days", "hours")``; ``"gpu_hours"`` -> ``("chip_hours", None)``.
+    The whole header is matched first, so an alias that contains brackets wins over a unit hint.
+    """
+    text = str(name)
+    canon = _COLUMN_MAP.get(_key(text))
+    if canon is not None:
+        return canon, None
+    m = _UNIT_HINT.match(text)
+    if m and m.group("base"):
+        return _COLUMN_MAP.get(_key(m.group("base"))), m.group("unit")
+    return None, None
 
 
 _COLUMN_MAP = column_map()
