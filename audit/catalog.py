@@ -17,7 +17,7 @@ import pandas as pd
 from audit.resources import data_path
 
 #: Words dropped before matching: vendor and brand words people add or omit freely.
-_VENDOR_WORDS = re.compile(r"\b(nvidia|amd|google|intel|aws|amazon|tesla|instinct|geforce|habana|cloud|the)\b")
+_VENDOR_WORDS = re.compile(r"\b(nvidia|amd|radeon|google|intel|aws|amazon|tesla|instinct|geforce|habana|cloud|the)\b")
 _PARENS = re.compile(r"\([^)]*\)")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 

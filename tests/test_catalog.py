@@ -171,3 +171,11 @@ def test_cli_hardware_unknown_is_a_usage_error_with_close_matches(cli_run):
     res = cli_run("hardware", "H1000")
     assert res.exit_code == 2
     assert "H1000" in res.stderr and "H100" in res.stderr
+
+
+def test_epoch_spelling_of_the_mi250x_resolves():
+    # Epoch AI's hardware column writes "AMD Radeon Instinct MI250X" (AMD's own name before 2021).
+    from audit.catalog import load_catalog
+
+    hit = load_catalog().lookup("AMD Radeon Instinct MI250X")
+    assert hit is not None and hit.peak_flops("bf16") == pytest.approx(383e12)
