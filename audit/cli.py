@@ -144,7 +144,7 @@ def _parse_tolerances(values: tuple[str, ...]) -> dict[str, tuple[float, float]]
 
 def _config(tolerance: tuple[str, ...] = (), band: str | None = None, bytes_per_param: float | None = None,
             convention: str = "auto", causal_halving: bool = False):
-    from audit.engine import Config
+    from audit.config import Config
 
     config = Config.default()
     config.convention = convention
@@ -168,6 +168,35 @@ def _config(tolerance: tuple[str, ...] = (), band: str | None = None, bytes_per_
             raise AuditUsageError("--bytes-per-param must be positive")
         config.bytes_per_param = bytes_per_param
     return config
+
+
+class _LazyChoice(click.Choice):
+    """A choice whose values come from the library when first needed (help or validation), so that starting
+    the command line imports neither the renderers nor numpy."""
+
+    def __init__(self, values: Callable[[], Any]) -> None:
+        self._values = values
+        super().__init__([])
+
+    @property  # type: ignore[override]
+    def choices(self) -> tuple[str, ...]:
+        return tuple(self._values())
+
+    @choices.setter
+    def choices(self, _value: Any) -> None:  # click.Choice.__init__ assigns; the values stay lazy
+        pass
+
+
+def _formats() -> list[str]:
+    from audit import report
+
+    return list(report.renderers())
+
+
+def _conventions() -> tuple[str, ...]:
+    from audit.flops import CHOICES
+
+    return CHOICES
 
 
 class _Group(click.Group):
@@ -204,7 +233,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(dir_okay=True, allow_dash=True))
-@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "html", "markdown", "csv", "parquet"]),
+@click.option("-f", "--format", "fmt", type=_LazyChoice(_formats),
               default="text", show_default=True, help="Output format.")
 @click.option("-o", "--output", default=None, help="Write to this file ('-' or omitted: standard output).")
 @click.option("--fail-on", type=click.Choice(["warn", "fail", "never"]), default="fail", show_default=True,
@@ -215,7 +244,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
               help="Override a relation's tolerance factors, e.g. C001=1.25:2 (repeatable).")
 @click.option("--band", default=None, metavar="LOW:HIGH", help="Plausible utilization band (default 0.15:0.65).")
 @click.option("--bytes-per-param", type=float, default=None, help="Training-state bytes per parameter (default 16).")
-@click.option("--convention", type=click.Choice(["auto", "megatron-general", "palm", "6N"]), default="auto",
+@click.option("--convention", type=_LazyChoice(_conventions), default="auto",
               show_default=True, help="FLOPs per token for claims with an architecture (auto: the most complete "
               "the fields allow).")
 @click.option("--causal-halving", is_flag=True, help="Halve the attention FLOPs for causal masking.")
@@ -229,10 +258,8 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     With no PATHS, audits the bundled corpus of published training runs.
     """
     from audit.api import check as run_check
-    from audit.claims import LoadError
-    from audit.engine import exit_status
-
-    from audit.claims import bundled_corpus_path
+    from audit.findings import exit_status
+    from audit.reading import LoadError, bundled_corpus_path
 
     config = _config(tolerance, band, bytes_per_param, convention, causal_halving)
     inputs = list(paths) if paths else [str(bundled_corpus_path())]
@@ -256,29 +283,15 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
 
 
 def _render(result: Any, fmt: str, title: str, verbose: bool, output: str | None) -> str | bytes:
-    if fmt == "json":
-        from audit.report import json_out
+    from audit import report
 
-        return json_out.render(result)
-    if fmt == "html":
-        from audit.report import html
-
-        return html.render(result, title)
-    if fmt == "markdown":
-        from audit.report import markdown
-
-        return markdown.render(result, title)
-    if fmt in ("csv", "parquet"):
-        from audit.report import table
-
-        if fmt == "parquet" and output in (None, "-") and sys.stdout.isatty():
-            raise AuditUsageError("--format parquet is binary: give -o FILE.parquet")
-        return table.claims_bytes(result, fmt)
-    from audit.report import text
-
+    renderer = report.get(fmt)
+    to_stdout = output in (None, "-")
+    if renderer.binary and to_stdout and sys.stdout.isatty():
+        raise AuditUsageError(f"--format {fmt} is binary: give -o FILE.{fmt}")
     # Colour only for a terminal: a report written with -o never holds escape codes.
-    color = output in (None, "-") and _use_color(sys.stdout)
-    return text.render(result, _styler(color), show_ok=verbose)
+    style = _styler(to_stdout and _use_color(sys.stdout))
+    return renderer.render(result, report.Options(title=title, verbose=verbose, style=style))
 
 
 def _estimate_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -293,7 +306,7 @@ def _estimate_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 @cli.command()
 @_estimate_options
-@click.option("--convention", type=click.Choice(["auto", "megatron-general", "palm", "6N"]), default="auto",
+@click.option("--convention", type=_LazyChoice(_conventions), default="auto",
               show_default=True, help="FLOPs per token when an architecture is given.")
 @click.option("--causal-halving", is_flag=True, help="Halve the attention FLOPs for causal masking.")
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
@@ -368,9 +381,9 @@ def hardware(query: str | None, fmt: str) -> None:
 def rules(code: str | None, fmt: str) -> None:
     """List the rules (or show one rule's documentation)."""
     from audit.report import json_out
-    from audit.rules import ALL_RULES, RULES
+    from audit.rules import RULES, all_rules
 
-    selected = list(ALL_RULES)
+    selected = list(all_rules())
     if code:
         rule = RULES.get(code.upper())
         if rule is None:

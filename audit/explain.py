@@ -15,14 +15,11 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from audit.claims import Claims
-from audit.engine import Config
+from audit.engine import Evaluation
 from audit.resources import data_path
+from audit.rules import RULES
 
 EXPLANATION_COLUMNS = ("finding", "rank", "cause", "factor", "direction", "corrected", "fit")
-
-#: Rules whose finding is a value against a band (the correction must land inside the band).
-BAND_RULES = frozenset({"U001", "U002"})
 
 #: Dynamic factors: computed per claim from its quantities.
 _DYNAMIC = ("chips", "moe", "epochs", "embeddings")
@@ -80,9 +77,12 @@ def _dynamic_factor(name: str, q: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
     raise KeyError(name)
 
 
-def explain(findings: pd.DataFrame, q: pd.DataFrame, claims: Claims, config: Config,
-            hardware: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Explanations for every finding worse than ``info``, best first (at most three per finding)."""
+def explain(evaluation: Evaluation) -> pd.DataFrame:
+    """Explanations for every finding worse than ``info``, best first (at most three per finding).
+
+    Columns :data:`EXPLANATION_COLUMNS`; ``finding`` is the position of the finding in ``evaluation.findings``.
+    """
+    findings, q, config, hardware = evaluation.findings, evaluation.q, evaluation.config, evaluation.hardware
     sev = findings["severity"].astype(str).to_numpy()
     rules = findings["rule"].to_numpy(dtype=object)
     target = np.flatnonzero(np.isin(sev, ["warning", "error"]))
@@ -93,8 +93,10 @@ def explain(findings: pd.DataFrame, q: pd.DataFrame, claims: Claims, config: Con
     ratio = findings["ratio"].to_numpy(dtype=float)[target]
     claimed = findings["claimed"].to_numpy(dtype=float)[target]
     rule_t = rules[target]
-    band_rule = np.isin(rule_t, list(BAND_RULES))
-    ok_tol = np.array([config.tolerances.get(r, (1.25, 2.0))[0] for r in rule_t])
+    # A utilization judged against a band: the correction must land inside the band.
+    band_rule = np.isin(rule_t, [code for code, rule in RULES.items() if rule.utilization])
+    codes, which = np.unique(rule_t.astype(str), return_inverse=True)
+    ok_tol = np.array([config.tolerance(c)[0] for c in codes])[which]
     low, high = config.band
     log_r = np.log(np.abs(ratio))
     for cause in load_causes():
@@ -106,7 +108,7 @@ def explain(findings: pd.DataFrame, q: pd.DataFrame, claims: Claims, config: Con
         else:
             factor = np.full(len(target), float(cause.factor))
         valid = applies & np.isfinite(factor) & (factor > 1.0001)
-        if cause.requires and hardware is not None:
+        if cause.requires:
             valid &= hardware[cause.requires].to_numpy(dtype=bool)[rows]
         if not valid.any():
             continue
@@ -142,7 +144,7 @@ def explain(findings: pd.DataFrame, q: pd.DataFrame, claims: Claims, config: Con
             "fit": np.where(cause.kind == "range", "in range", "within tolerance"),
             "score": score[idx],
         }))
-    parts.extend(_moe_hints(findings, target, q, config))
+    parts.extend(_moe_hints(findings, target, q))
     if not parts:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in EXPLANATION_COLUMNS})
     out = pd.concat(parts, ignore_index=True)
@@ -152,7 +154,7 @@ def explain(findings: pd.DataFrame, q: pd.DataFrame, claims: Claims, config: Con
     return out[list(EXPLANATION_COLUMNS)]
 
 
-def _moe_hints(findings: pd.DataFrame, target: np.ndarray, q: pd.DataFrame, config: Config) -> list[pd.DataFrame]:
+def _moe_hints(findings: pd.DataFrame, target: np.ndarray, q: pd.DataFrame) -> list[pd.DataFrame]:
     """A compute or utilization figure that fits a fraction of the total parameters (no active count stated):
     'consistent with about 37B active of 671B parameters'."""
     rules = findings["rule"].to_numpy(dtype=object)[target]

@@ -33,6 +33,25 @@ CONVENTIONS: dict[str, str] = {
     "megatron-general": "Megatron-LM num_floating_point_operations (GQA, SwiGLU, MoE top-k)",
 }
 
+#: How each convention is shown beside the others, in order of completeness (``auto`` takes the first that the
+#: claim's fields allow, among those in :data:`AUTO_ORDER`).
+CONVENTION_LABELS: dict[str, str] = {
+    "megatron-general": "Megatron-LM (GQA, gated MLP, MoE)",
+    "megatron": "Narayanan et al. 2021",
+    "palm": "PaLM 6N + 12·L·H·Q·T",
+    "6N": "6N",
+}
+
+#: The conventions ``auto`` chooses among, most complete first (``megatron`` is shown, never chosen: on a
+#: plain GPT it equals ``megatron-general``).
+AUTO_ORDER: tuple[str, ...] = ("megatron-general", "palm", "6N")
+
+#: Conventions a user may choose (``--convention``).
+CHOICES: tuple[str, ...] = ("auto", *AUTO_ORDER)
+
+#: Conventions that count from an architecture (with 6N, C = F·D is C = 6·N·D again).
+ARCHITECTURE_CONVENTIONS: frozenset[str] = frozenset({"megatron-general", "palm"})
+
 Array = Any  # a float or a numpy array of floats
 
 

@@ -1,6 +1,8 @@
 """Numbers as people read them: ``175B``, ``3.14e23 FLOP``, ``1,022,362 h``, ``46.2 %``, ``989.4 TFLOP/s``.
 
-Used by every renderer, so the same value reads the same everywhere.
+Used by every renderer, so the same value reads the same everywhere. Every value is first rounded to 12
+significant digits (:mod:`audit.rounding`), so that a last-bit difference between machines cannot tip a
+printed digit (2.6625e13 is "2.662e13" on every machine, not "2.663e13" on one of them).
 """
 
 from __future__ import annotations
@@ -8,12 +10,14 @@ from __future__ import annotations
 import math
 
 from audit.quantities import BY_NAME
+from audit.rounding import round_value
 
 _COUNT_SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"))
 
 
 def sig(x: float, digits: int = 3) -> str:
     """``x`` to ``digits`` significant digits, without trailing zeros."""
+    x = round_value(float(x))
     if x == 0 or not math.isfinite(x):
         return str(x)
     text = f"{x:.{digits}g}"
@@ -25,6 +29,7 @@ def sig(x: float, digits: int = 3) -> str:
 
 def sci(x: float, digits: int = 3) -> str:
     """Scientific notation: ``3.14e23``."""
+    x = round_value(float(x))
     if x == 0 or not math.isfinite(x):
         return str(x)
     mantissa, exp = f"{x:.{digits - 1}e}".split("e")
@@ -34,6 +39,7 @@ def sci(x: float, digits: int = 3) -> str:
 
 def count(x: float) -> str:
     """Counts: ``175B``, ``1.4T``, ``65.2B``; below a million with thousands separators."""
+    x = round_value(float(x))
     if not math.isfinite(x):
         return str(x)
     for scale, suffix in _COUNT_SUFFIXES:
@@ -46,6 +52,7 @@ def count(x: float) -> str:
 
 def hours(x: float) -> str:
     """Accelerator-hours with separators: ``1,022,362``; large values as ``30.84M``."""
+    x = round_value(float(x))
     if not math.isfinite(x):
         return str(x)
     if abs(x) >= 1e7:

@@ -138,6 +138,16 @@ PRECISION_ALIASES: dict[str, str] = {
 }
 
 
+def label(name: str) -> str:
+    """A quantity's display label (also for the engine's internal ``n_eff`` and ``catalog_peak``)."""
+    if name == "n_eff":
+        return "Parameters (N)"
+    if name == "catalog_peak":
+        return "Datasheet peak"
+    q = BY_NAME.get(name)
+    return q.label if q else name
+
+
 def _key(text: str) -> str:
     return "".join(ch for ch in text.lower() if ch.isalnum())
 

@@ -1,18 +1,50 @@
-"""The rules: every check train-audit makes, each with a stable code that is never reused.
+"""The rules: every check train-audit makes, each one class with a stable code that is never reused.
 
-A rule's docstring is its documentation: ``train-audit rules`` and the HTML report print it, and nothing repeats
-it by hand. Codes: ``C`` relations among quantities (each can derive a missing quantity or check a claimed one),
-``U`` utilization bounds, ``M`` memory, ``H`` hardware and catalog, ``V`` validity of the input.
+A rule holds everything about one check: its code, name and worst severity; its docstring, which is its
+documentation (``train-audit rules`` and the HTML report print it, nothing repeats it by hand); how it is
+evaluated on whole columns of claims; the message and the formula of one of its findings; and the text of its
+tolerance. Defining a subclass with a ``code`` registers it: the engine, ``train-audit rules`` and every
+renderer read the registry, so a new rule is one class (and its test).
+
+Codes: ``C`` relations among quantities (each can derive a missing quantity or check a claimed one), ``U``
+utilization bounds, ``M`` memory, ``H`` hardware and catalog, ``V`` validity of the input.
+
+Relations are data: ``subject = constant × Π term^exponent`` (:class:`Relation`); the engine solves and checks
+them generically (:mod:`audit.engine`). Other rules implement :meth:`Rule.evaluate` over the engine's work state.
 """
 
 from __future__ import annotations
 
 import inspect
+import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Mapping
 
-SEVERITIES: tuple[str, ...] = ("ok", "info", "warning", "error")
-SEVERITY_RANK: dict[str, int] = {s: i for i, s in enumerate(SEVERITIES)}
+import numpy as np
+import pandas as pd
+
+from audit import formatting as fmt
+from audit.columns import map_unique
+from audit.config import Config
+from audit.findings import SEVERITIES, findings_frame
+from audit.quantities import label
+from audit.flops import ARCHITECTURE_CONVENTIONS
+from audit.state import WorkState, refresh_effective
+
+if TYPE_CHECKING:  # only for annotations: the result module does not import the rules
+    from audit.result import AuditResult
+
+#: A finding as the rules read it: one row of the findings table (:data:`audit.findings.FINDING_COLUMNS`).
+FindingRow = Mapping[str, Any]
+
+#: Slack on inequalities so that a value printed as exactly its bound is not flagged by rounding.
+_SLACK = 1e-9
+
+
+def severity_of_ratio(ratio: np.ndarray, ok: float, warn: float) -> np.ndarray:
+    """``ok`` within the first tolerance factor, ``warning`` within the second, else ``error``."""
+    factor = np.exp(np.abs(np.log(ratio)))
+    return np.where(factor <= ok * (1 + _SLACK), "ok", np.where(factor <= warn * (1 + _SLACK), "warning", "error"))
 
 
 @dataclass(frozen=True)
@@ -28,11 +60,93 @@ class Relation:
 
     @property
     def quantities(self) -> tuple[str, ...]:
+        """The quantities the relation ties, in order."""
         return tuple(q for q, _ in self.exponents)
+
+    @property
+    def powers(self) -> np.ndarray:
+        """The exponents as an array, in the order of :attr:`quantities`."""
+        return np.array([e for _, e in self.exponents], dtype=float)
+
+    def solve(self, values: np.ndarray, target: np.ndarray) -> np.ndarray:
+        """Solve each row of ``values`` (rows × quantities) for its ``target`` column:
+        x_t = k^(1/e_t) · Π_{i≠t} x_i^(-e_i/e_t).
+
+        Computed with products (not exp/log) so that a copied or simple value stays exact to the last bit.
+        """
+        exps = self.powers
+        e_t = exps[target][:, None]
+        powers = -exps[None, :] / e_t
+        cols = np.arange(values.shape[1])[None, :]
+        powers = np.where(cols == target[:, None], 0.0, powers)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            terms = np.where(powers == 0, 1.0, np.power(np.where(powers == 0, 1.0, values), powers))
+            return self.constant ** (1.0 / e_t[:, 0]) * np.prod(terms, axis=1)
+
+    def solve_one(self, subject: str, values: Mapping[str, float]) -> float:
+        """The value of ``subject`` that the other quantities' ``values`` imply."""
+        names = self.quantities
+        row = np.array([[float(values[q]) if q != subject else np.nan for q in names]])
+        return float(self.solve(row, np.array([names.index(subject)]))[0])
+
+
+# --------------------------------------------------------------------------------------------- the registry
+
+
+#: Every rule by code, in the order they were defined; filled by :meth:`Rule.__init_subclass__`.
+RULES: dict[str, type["Rule"]] = {}
+
+#: The order codes are listed in: relations, bounds, memory, hardware, validity.
+_PREFIX_ORDER = "CUMHV"
+
+
+def register(rule: type["Rule"]) -> type["Rule"]:
+    """Add a rule to the registry; a code is never reused by another rule."""
+    other = RULES.get(rule.code)
+    if other is not None and other.__qualname__ != rule.__qualname__:
+        raise ValueError(f"rule code {rule.code} is already used by {other.__name__}")
+    RULES[rule.code] = rule
+    return rule
+
+
+def unregister(code: str) -> None:
+    """Remove a rule from the registry (for tests that define a rule of their own)."""
+    RULES.pop(code, None)
+
+
+def all_rules() -> tuple[type["Rule"], ...]:
+    """Every rule, ordered by kind (C, U, M, H, V) and number."""
+    def key(r: type[Rule]) -> tuple[int, str]:
+        kind = _PREFIX_ORDER.find(r.code[:1])
+        return (kind if kind >= 0 else len(_PREFIX_ORDER), r.code)
+    return tuple(sorted(RULES.values(), key=key))
+
+
+def relation_rules() -> tuple[type["RelationRule"], ...]:
+    """The relation rules in the order the engine applies them (:attr:`RelationRule.order`)."""
+    rel = [r for r in RULES.values() if issubclass(r, RelationRule)]
+    return tuple(sorted(rel, key=lambda r: (r.order, r.code)))
+
+
+def rules_of_stage(stage: str) -> tuple[type["Rule"], ...]:
+    """The rules the engine evaluates at ``stage`` (``prefill``, ``outlier`` or ``check``), by code."""
+    return tuple(r for r in all_rules() if r.stage == stage)
+
+
+def get(code: str) -> type["Rule"]:
+    """The rule with ``code``."""
+    return RULES[code]
+
+
+# ------------------------------------------------------------------------------------------------- the base
 
 
 class Rule:
-    """Base class: a check with a stable code, a name, a severity, a formula and a docstring."""
+    """Base class: a check with a stable code, a name, a severity, a formula and a docstring.
+
+    Subclasses override :meth:`evaluate` (vectorized: findings for every claim it applies to),
+    :meth:`message` and :meth:`formula_text` (words for one finding) and :meth:`tolerance_text`.
+    """
 
     code: ClassVar[str] = ""
     name: ClassVar[str] = ""
@@ -40,6 +154,21 @@ class Rule:
     formula: ClassVar[str] = ""
     #: The worst severity the rule can give.
     severity: ClassVar[str] = "error"
+    #: When the engine evaluates it: ``prefill`` (before relations), ``relation``, ``outlier`` (after the
+    #: relations), ``check`` (after every derivation).
+    stage: ClassVar[str] = "check"
+    #: Whether a text report prints the finding's formula under its message.
+    show_formula: ClassVar[bool] = False
+    #: The finding's claimed value is a utilization judged against the plausible band (explanations move it
+    #: into the band rather than towards a ratio of 1).
+    utilization: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("code"):
+            if cls.severity not in SEVERITIES:
+                raise ValueError(f"rule {cls.code}: unknown severity {cls.severity!r}")
+            register(cls)
 
     @classmethod
     def doc(cls) -> str:
@@ -51,15 +180,147 @@ class Rule:
         """First line of the documentation."""
         return cls.doc().splitlines()[0] if cls.doc() else cls.name
 
+    @classmethod
+    def tolerance_text(cls, config: Config) -> str | None:
+        """What counts as ok, warning and error for this rule, with the reason (None: exact)."""
+        return None
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        """The rule's findings for every claim it applies to (None or an empty frame: none)."""
+        return None
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        """One finding in words."""
+        return str(f["detail"] or "")
+
+    @classmethod
+    def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
+        """The finding's formula, with the values substituted where the rule can."""
+        return cls.formula
+
+
+def _utilization_message(name: str, result: "AuditResult", f: FindingRow) -> str:
+    """U001 and U002: a utilization against 100 % and the plausible band."""
+    low, high = result.config.band
+    band = f"{fmt.sig(low * 100)}-{fmt.sig(high * 100)} %"
+    row, detail, v = int(f["row"]), f["detail"], float(f["claimed"])
+    how = result.cell("how", row, name.lower())
+    origin = "claimed" if detail in ("claimed", "below-mfu") else f"implied by {how}"
+    if v > 1:
+        original = result.cell("text", row, name.lower()) if detail == "claimed" else None
+        # Only a stated figure can be a percentage typed as a fraction; a derived one is arithmetic.
+        looks_percent = detail == "claimed" and v <= 100 and not (
+            original and ("%" in original or "percent" in original))
+        hint = f" ({fmt.sig(v)} looks like a percentage: {fmt.sig(v / 100)} was meant?)" if looks_percent else ""
+        return f"{name} {fmt.sig(v * 100)} % ({origin}) is above 100 %: physically impossible{hint}"
+    if f["severity"] == "warning":
+        side = "below" if v < low else "above"
+        return f"{name} {fmt.sig(v * 100)} % ({origin}) is {side} the plausible band {band}"
+    return f"{name} {fmt.sig(v * 100)} % ({origin}) is within the plausible band {band}"
+
+
+def _band_tolerance(config: Config) -> str:
+    low, high = config.band
+    return f"plausible band {fmt.sig(low * 100)}-{fmt.sig(high * 100)} %. {config.reasons.get('band', '')}".strip()
+
 
 class RelationRule(Rule):
     """A rule made of one relation: derives the one unknown quantity or checks a fully known claim."""
 
+    stage = "relation"
+    show_formula = True
     relation: ClassVar[Relation]
     #: Which quantity a finding is about, in order of preference: the first one the claim states.
     subjects: ClassVar[tuple[str, ...]]
     #: Symbols used in formulas, by quantity.
     symbols: ClassVar[dict[str, str]]
+    #: Order of application: the first relation able to derive a quantity derives it.
+    order: ClassVar[int] = 1000
+    #: The source recorded for a value this relation derives.
+    derived_source: ClassVar[str] = "derived"
+    #: Whether a finding says that the precision (and so the peak) was assumed rather than stated.
+    uses_peak: ClassVar[bool] = False
+
+    @classmethod
+    def applies(cls, state: WorkState) -> np.ndarray | None:
+        """Rows the relation may derive or check on (None: every row)."""
+        return None
+
+    @classmethod
+    def tolerance_text(cls, config: Config) -> str | None:
+        ok, warn = config.tolerance(cls.code)
+        return (f"ok within a factor {fmt.sig(ok)}, warning within {fmt.sig(warn)}, error beyond. "
+                f"{config.reasons.get(cls.code, '')}").strip()
+
+    @classmethod
+    def symbols_for(cls, result: "AuditResult", row: int) -> dict[str, str]:
+        """Symbols for one claim (N_active for a mixture-of-experts claim that states its active parameters)."""
+        symbols = dict(cls.symbols)
+        if "n_eff" in symbols and result.cell("how", row, "n_eff") == "active_params":
+            symbols["n_eff"] = "N_active"
+        return symbols
+
+    @classmethod
+    def solved_for(cls, subject: str) -> tuple[list[str], list[str], bool]:
+        """The relation solved for ``subject``: (numerator quantities, denominator quantities, constant in the
+        numerator)."""
+        exps = dict(cls.relation.exponents)
+        e_s = exps[subject]
+        num = [q for q, e in cls.relation.exponents if q != subject and -e / e_s > 0]
+        den = [q for q, e in cls.relation.exponents if q != subject and -e / e_s < 0]
+        return num, den, (1 / e_s) > 0
+
+    @classmethod
+    def substituted(cls, subject: str, values: Mapping[str, float], symbols: Mapping[str, str] | None = None
+                    ) -> str:
+        """``MFU = C / (chip_hours · 3600 · peak) = 5.48e23 / (1,022,362 × 3600 × 3.12e14) = 0.4769``."""
+        symbols = symbols or cls.symbols
+        num, den, k_up = cls.solved_for(subject)
+        k = cls.relation.constant
+        k_text = fmt.sig(k, 6)
+
+        def side(names: list[str], with_k: bool, use_values: bool) -> str:
+            parts = [k_text] if with_k and k != 1 else []
+            for name in names:
+                parts.append(fmt.operand(name, values[name]) if use_values else symbols[name])
+            if not parts:
+                return "1"
+            return (" × " if use_values else " · ").join(parts)
+
+        def expr(use_values: bool) -> str:
+            top = side(num, k_up, use_values)
+            k_below = not k_up and k != 1
+            if not den and not k_below:
+                return top
+            bottom = side(den, k_below, use_values)
+            if len(den) + k_below > 1:
+                bottom = f"({bottom})"
+            return f"{top} / {bottom}"
+
+        result = cls.relation.solve_one(subject, values)
+        return f"{symbols[subject]} = {expr(False)} = {expr(True)} = {fmt.operand(subject, result)}"
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        row, subject = int(f["row"]), str(f["quantity"])
+        claimed, expected = float(f["claimed"]), float(f["expected"])
+        verb = "agrees with" if f["severity"] == "ok" else "differs from"
+        source = str(result.cell("source", row, subject))
+        what = "claimed" if source == "claimed" else source
+        r = claimed / expected if expected else float("nan")
+        text = (f"{label(subject)} {fmt.value(subject, claimed)} ({what}) {verb} {fmt.value(subject, expected)} "
+                f"implied by {cls.formula} (ratio {fmt.ratio(r)})")
+        if cls.uses_peak and bool(result.cell("hardware", row, "precision_assumed")):
+            text += f"; precision not stated, {result.cell('hardware', row, 'precision')} assumed"
+        return text
+
+    @classmethod
+    def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
+        row = int(f["row"])
+        values = {name: float(result.cell("q", row, name)) for name in cls.relation.quantities}
+        return cls.substituted(str(f["quantity"]), values, cls.symbols_for(result, row))
 
 
 # ------------------------------------------------------------------------------------------------ relations
@@ -88,6 +349,7 @@ class ComputeSixND(RelationRule):
     relation = Relation((("compute_flops", 1.0), ("n_eff", -1.0), ("tokens", -1.0)), 6.0)
     subjects = ("compute_flops", "tokens", "n_eff")
     symbols = {"compute_flops": "C", "n_eff": "N", "tokens": "D"}
+    order = 40
 
 
 class ChipHours(RelationRule):
@@ -111,6 +373,7 @@ class ChipHours(RelationRule):
     relation = Relation((("chip_hours", 1.0), ("chips", -1.0), ("wall_clock_days", -1.0)), 24.0)
     subjects = ("chip_hours", "wall_clock_days", "chips")
     symbols = {"chip_hours": "chip_hours", "chips": "chips", "wall_clock_days": "days"}
+    order = 50
 
 
 class ComputeFromHardware(RelationRule):
@@ -137,6 +400,8 @@ class ComputeFromHardware(RelationRule):
                          ("mfu", -1.0)), 3600.0)
     subjects = ("mfu", "compute_flops", "chip_hours")
     symbols = {"compute_flops": "C", "chip_hours": "chip_hours", "peak_flops_per_chip": "peak", "mfu": "MFU"}
+    order = 80
+    uses_peak = True
 
 
 class TokensFromThroughput(RelationRule):
@@ -160,6 +425,7 @@ class TokensFromThroughput(RelationRule):
     relation = Relation((("tokens", 1.0), ("throughput_tokens_per_s", -1.0), ("wall_clock_days", -1.0)), 86400.0)
     subjects = ("tokens", "throughput_tokens_per_s", "wall_clock_days")
     symbols = {"tokens": "D", "throughput_tokens_per_s": "throughput", "wall_clock_days": "days"}
+    order = 60
 
 
 class AchievedFromMFU(RelationRule):
@@ -184,6 +450,8 @@ class AchievedFromMFU(RelationRule):
     relation = Relation((("achieved_flops_per_chip", 1.0), ("mfu", -1.0), ("peak_flops_per_chip", -1.0)), 1.0)
     subjects = ("achieved_flops_per_chip", "mfu")
     symbols = {"achieved_flops_per_chip": "achieved", "mfu": "MFU", "peak_flops_per_chip": "peak"}
+    order = 90
+    uses_peak = True
 
 
 class PeakMatchesCatalog(RelationRule):
@@ -207,6 +475,8 @@ class PeakMatchesCatalog(RelationRule):
     relation = Relation((("peak_flops_per_chip", 1.0), ("catalog_peak", -1.0)), 1.0)
     subjects = ("peak_flops_per_chip",)
     symbols = {"peak_flops_per_chip": "peak", "catalog_peak": "datasheet"}
+    order = 10
+    derived_source = "catalog"
 
 
 class ComputeFromArchitecture(RelationRule):
@@ -235,6 +505,12 @@ class ComputeFromArchitecture(RelationRule):
     relation = Relation((("compute_flops", 1.0), ("flops_per_token", -1.0), ("tokens", -1.0)), 1.0)
     subjects = ("compute_flops", "tokens")
     symbols = {"compute_flops": "C", "flops_per_token": "F", "tokens": "D"}
+    order = 30
+
+    @classmethod
+    def applies(cls, state: WorkState) -> np.ndarray | None:
+        # Only where F comes from an architecture: with F = 6N this relation is C001 again.
+        return state.how["flops_per_token"].isin(ARCHITECTURE_CONVENTIONS).to_numpy()
 
 
 class HFUFromRecompute(RelationRule):
@@ -261,6 +537,7 @@ class HFUFromRecompute(RelationRule):
     relation = Relation((("hfu", 1.0), ("recompute_factor", -1.0), ("mfu", -1.0)), 1.0)
     subjects = ("hfu", "mfu")
     symbols = {"hfu": "HFU", "recompute_factor": "r", "mfu": "MFU"}
+    order = 100
 
 
 class AchievedFromThroughput(RelationRule):
@@ -288,6 +565,7 @@ class AchievedFromThroughput(RelationRule):
     subjects = ("achieved_flops_per_chip", "throughput_tokens_per_s")
     symbols = {"achieved_flops_per_chip": "achieved", "throughput_tokens_per_s": "throughput",
                "flops_per_token": "F", "chips": "chips"}
+    order = 70
 
 
 class TokensFromEpochs(RelationRule):
@@ -310,6 +588,7 @@ class TokensFromEpochs(RelationRule):
     relation = Relation((("tokens", 1.0), ("dataset_tokens", -1.0), ("epochs", -1.0)), 1.0)
     subjects = ("tokens", "dataset_tokens", "epochs")
     symbols = {"tokens": "D", "dataset_tokens": "dataset_tokens", "epochs": "epochs"}
+    order = 20
 
 
 class PhasesSum(Rule):
@@ -332,6 +611,47 @@ class PhasesSum(Rule):
     name = "phases-sum"
     quantity = "chip_hours"
     formula = "total = Σ phases"
+    stage = "prefill"
+    show_formula = True
+
+    @classmethod
+    def tolerance_text(cls, config: Config) -> str | None:
+        ok, warn = config.tolerance(cls.code)
+        return (f"ok within a factor {fmt.sig(ok)}, warning within {fmt.sig(warn)}, error beyond. "
+                f"{config.reasons.get(cls.code, '')}").strip()
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        frames = []
+        ok_tol, warn_tol = state.config.tolerance(cls.code)
+        for name, given in state.prefill.items():
+            if given.check != cls.code:
+                continue
+            values = np.asarray(given.values, dtype=float)
+            stated = ~np.isnan(state.col(name))
+            rows = np.flatnonzero(stated & np.isfinite(values) & (values > 0))
+            if len(rows):
+                claimed = state.col(name)[rows]
+                sev = severity_of_ratio(claimed / values[rows], ok_tol, warn_tol)
+                frames.append(findings_frame(rows, cls.code, sev, name, claimed, values[rows]))
+        return pd.concat(frames, ignore_index=True) if frames else None
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        row, name = int(f["row"]), str(f["quantity"])
+        claimed, expected = float(f["claimed"]), float(f["expected"])
+        verb = "agrees with" if f["severity"] == "ok" else "differs from"
+        return (f"{label(name)} {fmt.value(name, claimed)} (claimed) {verb} {fmt.value(name, expected)} summed over "
+                f"{len(result.phase_rows(row))} phases (ratio {fmt.ratio(claimed / expected)})")
+
+    @classmethod
+    def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
+        phases = result.phase_result
+        if phases is None:
+            return cls.formula
+        row, name = int(f["row"]), str(f["quantity"])
+        parts = [fmt.operand(name, float(phases.cell("q", i, name))) for i in result.phase_rows(row)]
+        return f"{name} = Σ phases = {' + '.join(parts)} = {fmt.operand(name, float(f['expected']))}"
 
 
 class Outlier(Rule):
@@ -355,6 +675,88 @@ class Outlier(Rule):
     quantity = "claim"
     formula = "leave one stated figure out; the rest agree"
     severity = "info"
+    stage = "outlier"
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        """Each candidate figure is cleared on the affected rows and the relations solved again (vectorized
+        over the rows, once per candidate quantity)."""
+        if not state.relation_findings or state.initial is None or state.resolve is None:
+            return None
+        rel = pd.concat(state.relation_findings, ignore_index=True)
+        bad_rows = np.unique(rel.loc[rel["severity"] != "ok", "row"].to_numpy(dtype=int))
+        if len(bad_rows) == 0:
+            return None
+        q0, s0, h0 = (frame.loc[bad_rows].reset_index(drop=True) for frame in state.initial)
+        involved = {c for r in relation_rules() for c in r.relation.quantities}
+        candidates = sorted((involved - {"n_eff", "flops_per_token", "recompute_factor"}) & set(q0.columns))
+        config = state.config
+        names: list[str] = []
+        fit_any, fit_strong, implied, stated_by = [], [], [], []
+        for cand in candidates:
+            stated = (s0[cand] == ("catalog" if cand == "catalog_peak" else "claimed")).to_numpy()
+            if not stated.any():
+                continue
+            q1, s1, h1 = q0.copy(), s0.copy(), h0.copy()
+            q1.loc[stated, cand] = np.nan
+            s1.loc[stated, cand] = None
+            h1.loc[stated, cand] = None
+            refresh_effective(q1, h1)
+            n = len(q1)
+            bad = np.zeros(n, dtype=bool)
+            for f in state.resolve(q1, s1, h1):
+                np.logical_or.at(bad, f["row"].to_numpy(dtype=int), (f["severity"] != "ok").to_numpy())
+            mfu = q1["mfu"].to_numpy()
+            impossible = ~np.isnan(mfu) & (mfu > 1)
+            plausible = np.isnan(mfu) | ((mfu >= config.band[0]) & (mfu <= config.band[1]))
+            names.append(cand)
+            fit_any.append(stated & ~bad & ~impossible)
+            fit_strong.append(stated & ~bad & ~impossible & plausible)
+            implied.append(q1[cand].to_numpy(dtype=float))
+        if not names:
+            return None
+        fit = np.column_stack(fit_any)
+        strong = np.column_stack(fit_strong)
+        # Prefer the figures whose removal also leaves a plausible utilization.
+        fit = np.where(strong.any(axis=1)[:, None], strong, fit)
+        local = np.flatnonzero(fit.sum(axis=1) >= 1)
+        if len(local) == 0:
+            return None
+        implied_m = np.column_stack(implied)
+        stated_claimed = (s0[candidates] == "claimed").to_numpy().sum(axis=1)
+        cands: list[tuple[str, ...]] = []
+        values: list[tuple[float, ...]] = []
+        for i in local:  # only claims with a disagreement and a culprit: few, each with its own suspects
+            which = np.flatnonzero(fit[i])
+            cands.append(tuple(names[j] for j in which))
+            values.append(tuple(float(implied_m[i, j]) for j in which))
+        single = np.array([len(c) == 1 for c in cands])
+        subject = np.array([c[0] if len(c) == 1 else "claim" for c in cands], dtype=object)
+        claimed = np.array([float(q0.at[i, c[0]]) if len(c) == 1 else np.nan for i, c in zip(local, cands)])
+        expected = np.where(single, [v[0] for v in values], np.nan)
+        others = np.maximum(stated_claimed[local] - 1, 0)
+        return findings_frame(bad_rows[local], cls.code, "info", subject, claimed, expected,
+                              detail=others.astype(object), candidates=cands, implied=values)
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        row = int(f["row"])
+        cands = tuple(f["candidates"])
+
+        def stated(name: str) -> str:
+            if name == "catalog_peak":
+                return f"the datasheet peak for {result.cell('hardware', row, 'accelerator_name')}"
+            original = result.cell("text", row, name) if name in result.claims.text.columns else None
+            return f"{label(name)} ({original})" if original else label(name)
+
+        if len(cands) == 1:
+            name = cands[0]
+            implied = f["implied"][0]
+            value = f"; the others imply {fmt.value(name, implied)}" if math.isfinite(implied) else ""
+            return (f"the {stated(name)} figure is the likely outlier: without it, the other {int(f['detail'])} "
+                    f"stated figures agree{value}")
+        listed = ", ".join(stated(c) for c in cands)
+        return f"any one of these figures, if wrong, would explain the disagreement (the rest then agree): {listed}"
 
 
 class TpuSliceCores(Rule):
@@ -377,6 +779,30 @@ class TpuSliceCores(Rule):
     quantity = "chips"
     formula = "chips = cores / cores_per_chip"
     severity = "warning"
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        hw = state.hardware
+        cores = hw["slice_cores"].to_numpy(dtype=float)
+        per = hw["cores_per_chip"].to_numpy(dtype=float)
+        chips = state.col("chips")
+        rows = np.flatnonzero(~np.isnan(cores) & ~np.isnan(per) & (state.source["chips"].to_numpy(dtype=object)
+                                                                   == "claimed"))
+        expected = cores[rows] / per[rows]
+        sev = np.where(np.abs(chips[rows] - expected) < 0.5, "ok", "warning")
+        return findings_frame(rows, cls.code, sev, "chips", chips[rows], expected)
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        row = int(f["row"])
+        cores = float(result.cell("hardware", row, "slice_cores"))
+        per = float(result.cell("hardware", row, "cores_per_chip"))
+        text = result.cell("hardware", row, "hardware_text")
+        claimed, expected = float(f["claimed"]), float(f["expected"])
+        if f["severity"] == "ok":
+            return f"{int(claimed):,} chips match the slice {text!r}: {int(cores):,} TensorCores / {int(per)} per chip"
+        return (f"{int(claimed):,} chips claimed, but the slice {text!r} counts TensorCores: "
+                f"{int(cores):,} / {int(per)} per chip = {int(expected):,} chips")
 
 
 # ---------------------------------------------------------------------------------------------------- bounds
@@ -403,6 +829,24 @@ class MFUPlausible(Rule):
     name = "mfu-plausible"
     quantity = "mfu"
     formula = "0 < MFU ≤ 1; band 15 %-65 %"
+    utilization = True
+
+    @classmethod
+    def tolerance_text(cls, config: Config) -> str | None:
+        return _band_tolerance(config)
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        low, high = state.config.band
+        mfu = state.col("mfu")
+        rows = np.flatnonzero(~np.isnan(mfu))
+        v = mfu[rows]
+        sev = np.where(v > 1, "error", np.where((v < low) | (v > high), "warning", "ok"))
+        return findings_frame(rows, cls.code, sev, "mfu", v, detail=state.source["mfu"].to_numpy(dtype=object)[rows])
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        return _utilization_message("MFU", result, f)
 
 
 class HFUPlausible(Rule):
@@ -424,6 +868,30 @@ class HFUPlausible(Rule):
     name = "hfu-plausible"
     quantity = "hfu"
     formula = "MFU ≤ HFU ≤ 1; band 15 %-65 %"
+    utilization = True
+
+    @classmethod
+    def tolerance_text(cls, config: Config) -> str | None:
+        return _band_tolerance(config)
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        low, high = state.config.band
+        hfu = state.col("hfu")
+        rows = np.flatnonzero(~np.isnan(hfu))
+        v = hfu[rows]
+        m = state.col("mfu")[rows]
+        below = ~np.isnan(m) & (v < m * (1 - _SLACK))
+        sev = np.where((v > 1) | below, "error", np.where((v < low) | (v > high), "warning", "ok"))
+        detail = np.where(below, "below-mfu", state.source["hfu"].to_numpy(dtype=object)[rows])
+        return findings_frame(rows, cls.code, sev, "hfu", v, np.where(below, m, np.nan), detail=detail)
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        if f["detail"] == "below-mfu":
+            return (f"HFU {fmt.sig(float(f['claimed']) * 100)} % is below MFU {fmt.sig(float(f['expected']) * 100)} %: "
+                    f"HFU counts recomputation on top of model FLOPs, so it cannot be lower")
+        return _utilization_message("HFU", result, f)
 
 
 class AchievedBelowPeak(Rule):
@@ -443,6 +911,25 @@ class AchievedBelowPeak(Rule):
     name = "achieved-below-peak"
     quantity = "achieved_flops_per_chip"
     formula = "achieved ≤ peak"
+    show_formula = True
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        ach, peak = state.col("achieved_flops_per_chip"), state.col("peak_flops_per_chip")
+        claimed = state.source["achieved_flops_per_chip"].to_numpy(dtype=object) == "claimed"
+        rows = np.flatnonzero(claimed & ~np.isnan(peak))
+        sev = np.where(ach[rows] > peak[rows] * (1 + _SLACK), "error", "ok")
+        return findings_frame(rows, cls.code, sev, "achieved_flops_per_chip", ach[rows], peak[rows])
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        verdict = "exceeds" if f["severity"] == "error" else "is within"
+        return (f"Achieved {fmt.value('achieved_flops_per_chip', float(f['claimed']))} per chip {verdict} the peak "
+                f"{fmt.value('peak_flops_per_chip', float(f['expected']))}")
+
+    @classmethod
+    def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
+        return f"achieved ≤ peak: {fmt.sci(float(f['claimed']), 4)} ≤ {fmt.sci(float(f['expected']), 4)}"
 
 
 class MemoryFit(Rule):
@@ -465,6 +952,44 @@ class MemoryFit(Rule):
     quantity = "chips"
     formula = "chips ≥ ⌈16 · N / memory⌉"
     severity = "warning"
+    show_formula = True
+
+    @classmethod
+    def tolerance_text(cls, config: Config) -> str | None:
+        return (f"{fmt.sig(config.bytes_per_param)} bytes per parameter. "
+                f"{config.reasons.get('bytes_per_param', '')}").strip()
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        need, chips = state.col("min_chips_memory"), state.col("chips")
+        rows = np.flatnonzero(~np.isnan(need) & ~np.isnan(chips))
+        # The rule's own inequality (chips x memory >= bytes x N), not the rounded-up count: a derived chip
+        # count can be fractional, and a claim exactly at the bound fits.
+        state_bytes = state.config.bytes_per_param * state.col("params")[rows]
+        fits = chips[rows] * state.col("memory_per_chip")[rows] >= state_bytes * (1 - _SLACK)
+        return findings_frame(rows, cls.code, np.where(fits, "ok", "warning"), "chips", chips[rows], need[rows])
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        row = int(f["row"])
+        params = float(result.cell("q", row, "params"))
+        mem = float(result.cell("q", row, "memory_per_chip"))
+        bpp = result.config.bytes_per_param
+        base = (f"training state {fmt.sig(bpp)} B × {fmt.count(params)} params = {fmt.sig(bpp * params / 1e12, 3)} TB "
+                f"needs at least {int(f['expected']):,} × {fmt.sig(mem / 1e9, 4)} GB")
+        if f["severity"] == "ok":
+            return f"{fmt.count(float(f['claimed']))} chips hold the {base}"
+        return (f"{fmt.count(float(f['claimed']))} chips cannot hold the {base} (offloading or a wrong chip count or "
+                f"model size?)")
+
+    @classmethod
+    def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
+        row = int(f["row"])
+        params = float(result.cell("q", row, "params"))
+        mem = float(result.cell("q", row, "memory_per_chip"))
+        bpp = fmt.sig(result.config.bytes_per_param)
+        return (f"min chips = ⌈{bpp} · N / memory⌉ = ⌈{bpp} × {fmt.count(params)} / {fmt.sci(mem, 4)}⌉ = "
+                f"{int(f['expected']):,}")
 
 
 class UnknownAccelerator(Rule):
@@ -488,6 +1013,22 @@ class UnknownAccelerator(Rule):
     formula = "hardware ∈ catalog"
     severity = "warning"
 
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        hw = state.hardware
+        text = hw["hardware_text"]
+        unknown = text.notna() & hw["accelerator"].isna() & (text.astype(str).str.strip() != "")
+        rows = np.flatnonzero(unknown.to_numpy(dtype=bool))
+        catalog = state.catalog
+        matches = map_unique(text.iloc[rows], lambda t: "; ".join(catalog.close_matches(t)) if t else "")
+        return findings_frame(rows, cls.code, "warning", "hardware", detail=matches.to_numpy(dtype=object))
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        text = result.cell("hardware", int(f["row"]), "hardware_text")
+        close = f"; close matches: {f['detail']}" if f["detail"] else "; no close match"
+        return f"unknown accelerator {text!r}: no peak or memory, hardware checks skipped{close}"
+
 
 class NoPeakForPrecision(Rule):
     """The accelerator has no published peak for the stated precision.
@@ -509,6 +1050,18 @@ class NoPeakForPrecision(Rule):
     formula = "peak(hardware, precision) exists"
     severity = "warning"
 
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        hw = state.hardware
+        rows = np.flatnonzero((hw["accelerator"].notna() & hw["catalog_peak"].isna()).to_numpy(dtype=bool))
+        return findings_frame(rows, cls.code, "warning", "precision",
+                              detail=hw["precision"].to_numpy(dtype=object)[rows])
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        name = result.cell("hardware", int(f["row"]), "accelerator_name")
+        return f"no {f['detail']} peak for {name} in the catalog; hardware checks skipped"
+
 
 class InvalidValue(Rule):
     """A field's value is not usable: unparseable, negative, zero, not finite, or a fraction of a chip.
@@ -528,6 +1081,12 @@ class InvalidValue(Rule):
     name = "invalid-value"
     quantity = "claim"
     formula = "value parses and is in range"
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        inv = state.claims.invalid
+        return findings_frame(inv["row"].to_numpy(), cls.code, "error", inv["field"].to_numpy(dtype=object),
+                              detail=inv["message"].to_numpy(dtype=object))
 
 
 class DuplicateId(Rule):
@@ -553,17 +1112,18 @@ class DuplicateId(Rule):
 #: The order the engine applies relations in: the first relation able to derive a quantity derives it.
 #: Architecture FLOPs (C007) come before 6ND (C001) so that compute derived from an architecture uses it;
 #: throughput (C011) before hardware (C003) so MFU from end-to-end chip-hours is checked against the
-#: steady-state achieved rate (C005), not derived from it.
-RELATION_RULES: tuple[type[RelationRule], ...] = (
-    PeakMatchesCatalog, TokensFromEpochs, ComputeFromArchitecture, ComputeSixND, ChipHours, TokensFromThroughput,
-    AchievedFromThroughput, ComputeFromHardware, AchievedFromMFU, HFUFromRecompute,
-)
 
-ALL_RULES: tuple[type[Rule], ...] = (
-    ComputeSixND, ChipHours, ComputeFromHardware, TokensFromThroughput, AchievedFromMFU, PeakMatchesCatalog,
-    ComputeFromArchitecture, HFUFromRecompute, Outlier, PhasesSum, AchievedFromThroughput, TokensFromEpochs,
-    MFUPlausible, HFUPlausible, AchievedBelowPeak, MemoryFit, UnknownAccelerator, NoPeakForPrecision, TpuSliceCores,
-    InvalidValue, DuplicateId,
-)
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        ids = state.claims.info["id"]
+        dup = ids.duplicated(keep="first") & state.claims.info["id_given"]
+        rows = np.flatnonzero(dup.to_numpy(dtype=bool))
+        return findings_frame(rows, cls.code, "warning", "id", detail=ids.to_numpy(dtype=object)[rows])
 
-RULES: dict[str, type[Rule]] = {r.code: r for r in ALL_RULES}
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        return f"duplicate id {f['detail']!r}: also used by an earlier claim"
+
+
+__all__ = ["Rule", "RelationRule", "Relation", "RULES", "register", "unregister", "all_rules", "relation_rules",
+           "rules_of_stage", "get", "severity_of_ratio"]

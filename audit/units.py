@@ -24,6 +24,8 @@ Design rules:
   that with the field's label, so ``1e400`` parses to ``inf`` and ``46.2`` as a fraction stays ``46.2``.
 * A string that cannot be read raises :class:`UnitError`, whose message names the text, the reason and
   examples of what the field accepts.
+* A unit named in a column header (``Training time (hours)``) is passed as ``unit=``: bare numbers in the
+  column are in that unit (its scale is read once from ``1 <unit>``), cells that write a unit keep theirs.
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ import decimal
 import math
 import numbers
 import re
-from typing import Callable
+from functools import lru_cache
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -42,8 +45,10 @@ __all__ = [
     "KINDS",
     "MAX_TEXT_LEN",
     "UnitError",
+    "is_bare_number",
     "parse_series",
     "parse_value",
+    "unit_scale",
 ]
 
 #: All quantity kinds; every one but ``text`` is numeric and handled by :func:`parse_value`.
@@ -505,10 +510,23 @@ def _hint(rest: str, kind: str) -> str:
     return ""
 
 
-def _parse_text(raw: str, kind: str) -> float:
+class _Number(NamedTuple):
+    """A number as written in a cell, before a unit is applied: the parts of the decimal (kept as text so a
+    unit's power of ten folds into the exponent), a power (``2^30``) and the unit text that follows."""
+
+    sign: str
+    digits: str
+    frac: str | None
+    exp10: int
+    base_power: int | None
+    rest: str
+
+
+def _read_number(raw: str, kind: str) -> _Number | None:
+    """The number at the start of a cell and the unit text after it; None when the cell means "missing"."""
     text = raw.strip()
     if not text or text in _NA_STRINGS:
-        return math.nan
+        return None
     if len(text) > MAX_TEXT_LEN:
         raise _error(raw, kind, f"too long ({len(text)} characters; at most {MAX_TEXT_LEN})")
     s = _SPACES_RE.sub(" ", text).translate(_DASHES)
@@ -554,30 +572,116 @@ def _parse_text(raw: str, kind: str) -> float:
         rest = rest[1:].lstrip()
     if rest and rest[0] in "0123456789.,^*":
         raise _error(raw, kind, "malformed number")
+    return _Number(sign, (int_part or "0").replace(",", ""), frac, exp10, base_power, rest)
+
+
+def _unit_scale(rest: str, raw: str, kind: str) -> _Scale:
+    """The scale of the unit text after a number, or a UnitError naming the cell."""
     try:
-        unit_exp, num, den = _UNIT_READERS[kind](rest)
+        return _UNIT_READERS[kind](rest)
     except _Reject as r:
         reason = r.reason if r.specific else r.reason + _hint(rest, kind)
         raise _error(raw, kind, reason) from None
 
-    digits = (int_part or "0").replace(",", "")
-    if base_power is not None:
+
+def _value(number: _Number, scale: _Scale, raw: str, kind: str) -> float:
+    """The number in the canonical unit: the unit's power of ten joins the decimal exponent, so ``65.2B`` is
+    float("65.2e9"), exactly 65.2e9, then the unit's ratio applies."""
+    unit_exp, num, den = scale
+    sign, digits, frac = number.sign, number.digits, number.frac
+    if number.base_power is not None:
         try:
-            value = float(sign + digits) ** base_power * float(f"1e{unit_exp}")
+            value = float(sign + digits) ** number.base_power * float(f"1e{unit_exp}")
         except OverflowError:
-            value = math.inf if sign != "-" or base_power % 2 == 0 else -math.inf
+            value = math.inf if sign != "-" or number.base_power % 2 == 0 else -math.inf
         except ZeroDivisionError:
             raise _error(raw, kind, "zero raised to a negative power") from None
     else:
         mantissa = f"{sign}{digits}.{frac}" if frac else f"{sign}{digits}"
         # Python's float() reads any exponent: 1e400 -> inf, 1e-400 -> 0.0 (validity is checked elsewhere).
-        value = float(f"{mantissa}e{exp10 + unit_exp}")
+        value = float(f"{mantissa}e{number.exp10 + unit_exp}")
     if num != 1 or den != 1:
         value = value * num / den
     return value
 
 
-def parse_value(value: object, kind: str) -> float:
+def _parse_text(raw: str, kind: str) -> float:
+    """One text cell as a float in the canonical unit of ``kind``."""
+    number = _read_number(raw, kind)
+    if number is None:
+        return math.nan
+    return _value(number, _unit_scale(number.rest, raw, kind), raw, kind)
+
+
+def _parse_bare(raw: str, kind: str, header: _Scale) -> float:
+    """A bare number written as text, under a column header naming a unit whose scale is ``header``: the header's
+    unit stands where the cell writes none, as if it followed the number."""
+    number = _read_number(raw, kind)
+    if number is None:
+        return math.nan
+    scale = _unit_scale(number.rest, raw, kind) if number.rest else header  # a unit in the cell wins
+    return _value(number, scale, raw, kind)
+
+
+#: Text that is only a number (sign, digits with thousands separators, decimals, exponent): the cells a unit
+#: named in a column header applies to. Cells with anything else ("~180", "3.14×10^23") are read as written.
+_BARE_NUMBER_RE = re.compile(r"^\s*[-+]?(\d[\d,]*\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
+
+
+def is_bare_number(value: object) -> bool:
+    """Whether a cell is a number without a unit of its own, which a unit named in its column header applies
+    to: a number (not a boolean, not NaN), or text that is only a number (``180``, `` 1,200 ``, ``3.5e3``)."""
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, str):
+        return _BARE_NUMBER_RE.match(value) is not None
+    if isinstance(value, numbers.Real):
+        return bool(value == value)  # NaN is missing, not a number
+    if isinstance(value, decimal.Decimal):
+        return not value.is_nan()
+    return False
+
+
+@lru_cache(maxsize=256)
+def _header_scale(unit: str, kind: str) -> _Scale:
+    """The scale of a unit named alone (a column header's ``hours``): the unit of ``1 <unit>`` read as ``kind``,
+    with a power of ten written in it (``×10^3 hours``) folded in. Computed once per unit and kind."""
+    text = f"1 {unit}"
+    number = _read_number(text, kind)
+    if (number is None or number.sign or number.digits != "1" or number.frac
+            or number.base_power is not None):
+        raise _error(text, kind, f"{unit!r} is not a unit")
+    exp, num, den = _unit_scale(number.rest, text, kind)
+    return (exp + number.exp10, num, den)
+
+
+def unit_scale(unit: str, kind: str) -> float:
+    """What a bare number written under ``unit`` (``hours``, ``PF-days``) is multiplied by to be in the canonical
+    unit of ``kind``: the value of ``1 <unit>``. Raises :class:`UnitError` when ``unit`` is not a unit of
+    ``kind``.
+
+    >>> unit_scale("hours", "days") == 1 / 24
+    True
+    """
+    _check_kind(kind)
+    return _scaled(1.0, _header_scale(unit, kind))
+
+
+def _scaled(values: Any, scale: _Scale) -> Any:
+    """Numbers (a float or a float64 array) times a unit's scale. With no power of ten in the unit this is the
+    arithmetic :func:`_value` does on the same number followed by the unit, so the result is the same float."""
+    exp, num, den = scale
+    with np.errstate(over="ignore", invalid="ignore"):
+        if exp > 0:
+            values = values * float(f"1e{exp}")
+        elif exp < 0:
+            values = values / float(f"1e{-exp}")  # 1e2 is exact, 1e-2 is not
+        if num != 1 or den != 1:
+            values = values * num / den
+    return values
+
+
+def parse_value(value: object, kind: str, unit: str | None = None) -> float:
     """Parse one cell (str, int, float, bool, None) into a float in the canonical unit of `kind`.
 
     None / '' / whitespace -> nan (missing); so are the strings pandas.read_csv treats as missing by default
@@ -585,26 +689,41 @@ def parse_value(value: object, kind: str) -> float:
     float (nan/inf pass through; validity is checked elsewhere). ``kind`` must be a numeric kind of
     :data:`KINDS`; ``"text"`` or an unknown kind raises a plain ValueError (a programming error).
 
+    ``unit``: a unit the cell's column header names (``hours`` under ``Training time (hours)``). A bare number
+    (see :func:`is_bare_number`) is then in that unit; a cell that writes its own unit is read as written. A
+    ``unit`` that is not a unit of ``kind`` raises :class:`UnitError`.
+
     >>> parse_value("3640 PF-days", "flop") == 3640 * 1e15 * 86400
     True
+    >>> parse_value("180", "days", unit="hours"), parse_value("7 days", "days", unit="hours")
+    (7.5, 7.0)
     """
     _check_kind(kind)
+    return _parse_one(value, kind, None if unit is None else _header_scale(unit, kind))
+
+
+def _parse_one(value: object, kind: str, header: _Scale | None) -> float:
+    """:func:`parse_value` with the header unit's scale already computed (None: no header unit)."""
     if value is None or value is pd.NA or value is pd.NaT:
         return math.nan
     if isinstance(value, (bool, np.bool_)):
         raise UnitError(f"cannot read {value!r} as {_DESCRIPTION[kind]}: a boolean is not a number",
                         kind=kind, reason="a boolean is not a number")
     if isinstance(value, str):
+        if header is not None and _BARE_NUMBER_RE.match(value) is not None:
+            return _parse_bare(value, kind, header)
         return _parse_text(value, kind)
     if isinstance(value, numbers.Real):
         try:
-            return float(value)
+            number = float(value)
         except OverflowError:  # an int beyond the float range
-            return math.inf if value > 0 else -math.inf
+            number = math.inf if value > 0 else -math.inf
+        return number if header is None else _scaled(number, header)
     if isinstance(value, decimal.Decimal):  # Parquet/Arrow decimal columns (databases export these)
         if value.is_nan():
             return math.nan
-        return float(value)  # beyond the float range -> inf, reported by the loader as not finite
+        number = float(value)  # beyond the float range -> inf, reported by the loader as not finite
+        return number if header is None else _scaled(number, header)
     what = _type_words(value)
     raise UnitError(f"cannot read {what} as {_DESCRIPTION[kind]}: not a number or text",
                     kind=kind, reason=f"unsupported type {type(value).__name__}")
@@ -625,9 +744,9 @@ def _type_words(value: object) -> str:
     return f"a {type(value).__name__}"
 
 
-def _parse_or_message(value: object, kind: str) -> tuple[float, str | None]:
+def _parse_or_message(value: object, kind: str, header: _Scale | None) -> tuple[float, str | None]:
     try:
-        return parse_value(value, kind), None
+        return _parse_one(value, kind, header), None
     except UnitError as e:
         return math.nan, str(e)
 
@@ -670,15 +789,19 @@ def _plain_numbers(uniq: list) -> tuple[np.ndarray, np.ndarray] | None:
         return mask, np.array(picked, dtype=str).astype(np.float64)
 
 
-def parse_series(values: pd.Series, kind: str) -> tuple[np.ndarray, pd.Series]:
+def parse_series(values: pd.Series, kind: str, unit: str | None = None) -> tuple[np.ndarray, pd.Series]:
     """Vectorized :func:`parse_value` over a column.
 
     Returns ``(float64 array, Series of error message str or None, same index)``. Numeric dtypes pass
     straight through with no Python loop. For object/string/categorical dtype each DISTINCT value is parsed
     once (``pd.factorize``) and the results are mapped back by code, never a per-row loop over the whole
     column. Missing -> nan with error None; a cell that fails -> nan with its message.
+
+    ``unit``: a unit the column's header names, as in :func:`parse_value`: bare numbers are multiplied by its
+    scale (computed once), cells that write their own unit are read as written.
     """
     _check_kind(kind)
+    header = None if unit is None else _header_scale(unit, kind)
     if not isinstance(values, pd.Series):
         values = pd.Series(values)
     n = len(values)
@@ -692,6 +815,8 @@ def parse_series(values: pd.Series, kind: str) -> tuple[np.ndarray, pd.Series]:
         return np.full(n, np.nan), pd.Series(errors, index=index, dtype=object, name=values.name)
     if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype):
         out = values.to_numpy(dtype="float64", na_value=np.nan)
+        if header is not None:
+            out = _scaled(out, header)
         return out, pd.Series(np.full(n, None, dtype=object), index=index, dtype=object, name=values.name)
 
     if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
@@ -708,16 +833,18 @@ def parse_series(values: pd.Series, kind: str) -> tuple[np.ndarray, pd.Series]:
         # range makes numpy refuse the whole column; the per-value path below turns it into inf.
         try:
             with np.errstate(over="ignore", invalid="ignore"):
-                return values.to_numpy(dtype="float64", na_value=np.nan), none
+                out = values.to_numpy(dtype="float64", na_value=np.nan)
         except (OverflowError, TypeError, ValueError):
             pass
+        else:
+            return (out if header is None else _scaled(out, header)), none
     if inferred == "empty":
         return np.full(n, np.nan), none
 
     try:
         codes, uniques = pd.factorize(values, use_na_sentinel=True)
     except TypeError:  # unhashable cells (lists, dicts): rare, so parse row by row
-        pairs = [_parse_or_message(v, kind) for v in values.tolist()]
+        pairs = [_parse_or_message(v, kind, header) for v in values.tolist()]
         out = np.array([p[0] for p in pairs], dtype="float64")
         return out, pd.Series([p[1] for p in pairs], index=index, dtype=object, name=values.name)
 
@@ -725,14 +852,16 @@ def parse_series(values: pd.Series, kind: str) -> tuple[np.ndarray, pd.Series]:
     parsed_u = np.empty(len(uniq) + 1, dtype="float64")
     errors_u = np.empty(len(uniq) + 1, dtype=object)
     errors_u[:] = None
-    plain = _plain_numbers(uniq)
+    # Under a header unit with a power of ten (PF-days, %), plain numbers take the full parser, which folds the
+    # power into the decimal exponent as it does for "3.14 PF-days"; a float product could differ in the last bit.
+    plain = _plain_numbers(uniq) if header is None or header[0] == 0 else None
     if plain is not None:
         done, numbers_ = plain
-        parsed_u[:-1][done] = numbers_
+        parsed_u[:-1][done] = numbers_ if header is None else _scaled(numbers_, header)
     else:
         done = np.zeros(len(uniq), dtype=bool)
     for k in np.flatnonzero(~done):
-        parsed_u[k], errors_u[k] = _parse_or_message(uniq[k], kind)
+        parsed_u[k], errors_u[k] = _parse_or_message(uniq[k], kind, header)
     parsed_u[-1] = np.nan  # code -1 (missing) indexes the last slot
     errors_u[-1] = None
     out = parsed_u[codes]
@@ -754,6 +883,6 @@ def parse_series(values: pd.Series, kind: str) -> tuple[np.ndarray, pd.Series]:
                 out[rows[is_bool]] = np.nan
                 errors[rows[is_bool]] = bool_msg
             if not is_bool.all():
-                out[rows[~is_bool]] = float(u)
+                out[rows[~is_bool]] = float(u) if header is None else _scaled(float(u), header)
                 errors[rows[~is_bool]] = None
     return out, pd.Series(errors, index=index, dtype=object, name=values.name)

@@ -20,8 +20,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from audit.claims import load  # noqa: E402
-from audit.engine import audit  # noqa: E402
+from audit.reading import load  # noqa: E402
+from audit.pipeline import audit_claims as audit  # noqa: E402
 from audit.report import html, table  # noqa: E402
 
 HARDWARE = ["H100", "A100 80GB", "TPU v4", "MI300X", "H800", "V100"]

@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from audit.api import check as api_check
-from audit.claims import LoadError
+from audit.reading import LoadError
 from audit.cli import cli
 from conftest import DATA
 

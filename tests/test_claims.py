@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from audit.api import check, to_json
-from audit.claims import LoadError
+from audit.reading import LoadError
 from conftest import DATA, PF_DAY, claim_by_id, findings_of
 
 LLAMA65 = {"id": "llama-65b", "params": "65.2B", "tokens": "1.4T", "hardware": "A100 80GB", "chips": 2048,

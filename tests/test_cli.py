@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
+import re
 import subprocess
 import sys
 
 import pytest
 
+from audit.rules import RULES
 from conftest import DATA, PF_DAY, REPO, claim_by_id, one_finding
 
 PUBLISHED = str(DATA / "published.json")
@@ -31,10 +34,39 @@ def test_bundled_corpus_exits_0(cli_run):
     assert "gpt3-175b" in res.stdout
 
 
+def text_findings(stdout: str) -> dict[str, set[tuple[str, str]]]:
+    """(severity, rule) of every finding line of a text report, by the claim whose detail block it is in (a block
+    opens with the claim's id and ends its header line with ``[file:row]``)."""
+    found: dict[str, set[tuple[str, str]]] = {}
+    current = None
+    for line in stdout.splitlines():
+        header = re.match(r"^(\S+)  .*\[[^\]]+:\d+\]$", line)
+        if header:
+            current = header.group(1)
+            found[current] = set()
+            continue
+        finding = re.match(r"^\s+(ok|info|warning|error)\s+([A-Z]\d{3})\s", line)
+        if finding and current is not None:
+            found[current].add((finding.group(1), finding.group(2)))
+    return found
+
+
+def problems(found: dict[str, set[tuple[str, str]]]) -> dict[str, set[str]]:
+    return {cid: {rule for sev, rule in fs if sev in ("warning", "error")} for cid, fs in found.items()}
+
+
 def test_doctored_file_exits_1(cli_run):
     res = cli_run("check", DOCTORED)
     assert res.exit_code == 1
-    assert "C001" in res.stdout and "C002" in res.stdout and "U001" in res.stdout
+    # Each doctored copy shows its own error, under its own claim: compute x1000 is C001 (3,640,000 PF-days against
+    # 6 x 175e9 x 300e9); GPU-days as GPU-hours is C002 (1/24) and an MFU of 24 x 47.7 % = 1,144 % (U001); a
+    # stated MFU of 146 % is U001.
+    found = text_findings(res.stdout)
+    assert problems(found) == {"gpt3-compute-x1000": {"C001"}, "llama-65b-gpu-days-as-hours": {"C002", "U001"},
+                               "llama-65b-mfu-146": {"U001"}}
+    assert ("error", "C001") in found["gpt3-compute-x1000"]
+    assert {("error", "C002"), ("error", "U001")} <= found["llama-65b-gpu-days-as-hours"]
+    assert ("error", "U001") in found["llama-65b-mfu-146"]
 
 
 def test_invalid_claim_counts_as_failed(cli_run):
@@ -45,7 +77,10 @@ def test_invalid_claim_counts_as_failed(cli_run):
 def test_warning_only_file_and_fail_on(cli_run, fail_on, expected):
     res = cli_run("check", WARN_ONLY, "--fail-on", fail_on)
     assert res.exit_code == expected, res.output
-    assert "warn" in res.stdout
+    # The one claim's row says warn, and its one problem is C001 at 6.3e22 / (6 x 7e9 x 1e12) = 1.5x, a warning.
+    assert re.search(r"^warn\s+compute-1\.5x\s", res.stdout, re.M), res.stdout
+    assert problems(text_findings(res.stdout)) == {"compute-1.5x": {"C001"}}
+    assert re.search(r"^\s+warning\s+C001\s.*\(ratio 1\.5x\)$", res.stdout, re.M), res.stdout
 
 
 def test_fail_on_never_with_a_failing_file_exits_0(cli_run):
@@ -246,31 +281,44 @@ def test_hardware_and_rules_commands(cli_run):
     res = cli_run("hardware")
     assert res.exit_code == 0 and "h100-sxm5-80gb" in res.stdout
     res = cli_run("hardware", "H100")
-    assert res.exit_code == 0 and "989.4" in res.stdout
+    assert res.exit_code == 0
+    # H100 whitepaper v1.04 Table 1, dense: 989.4 TFLOP/s bf16 and fp16, 1,978.9 fp8; 80 GB HBM3.
+    header = next(line for line in res.stdout.splitlines() if line.startswith("id "))
+    assert header.split()[2:5] == ["bf16", "fp16", "fp8"]
+    row = next(line for line in res.stdout.splitlines() if line.startswith("h100-sxm5-80gb "))
+    assert re.search(r"\s989\.4\s+989\.4\s+1978\.9\s+80\s", row), row
     res = cli_run("rules")
     assert res.exit_code == 0
-    for code in ("C001", "C002", "C003", "U001", "M001", "H001", "V001"):
-        assert code in res.stdout
+    for code, rule in RULES.items():  # one line per rule, opening with its code and name
+        assert len(re.findall(rf"^{code}\s+{re.escape(rule.name)}\s", res.stdout, re.M)) == 1, code
     res = cli_run("rules", "C001")
     assert res.exit_code == 0
-    assert "6" in res.stdout and "Kaplan" in res.stdout   # the rule's formula and reference
+    # The rule's formula (Kaplan et al. 2020: C = 6·N·D) on a line of its own, and its reference.
+    assert "C = 6 · N · D" in [line.strip() for line in res.stdout.splitlines()], res.stdout
+    assert "Kaplan et al. 2020" in res.stdout
     res = cli_run("rules", "c002", "--format", "json")
     [rule] = res.json()
-    assert rule["code"] == "C002" and "24" in rule["formula"]
+    # chip-hours = chips × 24 × days (README): 24 hours per day of every chip.
+    assert rule["code"] == "C002" and rule["formula"] == "chip_hours = chips · 24 · days"
 
 
 def test_version_and_help(cli_run):
     res = cli_run("--version")
-    assert res.exit_code == 0 and "train-audit" in res.stdout
+    # The version is the installed distribution's (its metadata, not the code's own string).
+    assert res.exit_code == 0
+    assert res.stdout.strip() == f"train-audit, version {importlib.metadata.version('train-audit')}"
     res = cli_run("check", "--help")
     assert res.exit_code == 0 and "--fail-on" in res.stdout
+    assert re.search(r"^\s+--fail-on \[warn\|fail\|never\]", res.stdout, re.M), res.stdout
 
 
 def test_python_dash_m_audit_help():
     proc = subprocess.run([sys.executable, "-m", "audit", "--help"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    for command in ("check", "estimate", "hardware", "rules"):
-        assert command in proc.stdout
+    # The commands listed are exactly the four, each on its own line of the Commands section.
+    section = proc.stdout[proc.stdout.index("Commands:"):].splitlines()[1:]
+    listed = [line.split()[0] for line in section if line.startswith("  ") and line.strip()]
+    assert listed == ["check", "estimate", "hardware", "rules"]
     assert "Traceback" not in proc.stderr
 
 

@@ -7,12 +7,13 @@ C = chip_hours · 3600 · peak · MFU; D = throughput · 86400 · days; achieved
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
 from audit.api import check, check_records, to_json
-from audit.engine import exit_status
-from audit.rules import RELATION_RULES, RULES
+from audit.findings import exit_status
+from audit.rules import RULES, relation_rules
 from conftest import A100_BF16, DATA, H100_SXM_BF16, findings_of, one_finding
 
 
@@ -27,7 +28,7 @@ def audit_one(**claim) -> dict:
 def test_a_claim_with_only_params_gets_no_relation_check():
     claim = audit_one(params="7B")
     assert findings_of(claim, "C001") == []
-    assert [f for f in claim["findings"] if f["rule"] in {r.code for r in RELATION_RULES}] == []
+    assert [f for f in claim["findings"] if f["rule"] in {r.code for r in relation_rules()}] == []
     assert claim["status"] == "pass"
     assert "compute_flops" not in claim["quantities"]
 
@@ -124,7 +125,7 @@ def test_precision_selects_the_peak():
 def _relation_checked_what_it_derived(result) -> list[tuple[str, str, str]]:
     """(claim id, rule, quantity) for every relation finding whose relation also derived one of its terms."""
     bad = []
-    relation_codes = {r.code: r for r in RELATION_RULES}
+    relation_codes = {r.code: r for r in relation_rules()}
     for _, f in result.findings.iterrows():
         rule = relation_codes.get(f["rule"])
         if rule is None:
@@ -142,7 +143,8 @@ def test_chained_derivations_are_not_rechecked():
     q = claim["quantities"]
     assert q["compute_flops"]["rule"] == "C001"
     assert q["wall_clock_days"]["rule"] == "C002"
-    assert q["wall_clock_days"]["value"] == pytest.approx(1_022_362 / (24 * 2048), rel=1e-12)
+    # Written out to 12 significant digits (audit/rounding.py).
+    assert q["wall_clock_days"]["value"] == pytest.approx(1_022_362 / (24 * 2048), rel=1e-11)
     assert q["mfu"]["rule"] == "C003"
     assert q["mfu"]["value"] == pytest.approx(6 * 65.2e9 * 1.4e12 / (1_022_362 * 3600 * A100_BF16), rel=1e-9)
     for code in ("C001", "C002", "C003"):
@@ -150,7 +152,10 @@ def test_chained_derivations_are_not_rechecked():
     # The derived MFU is still bounded by U001 (a different rule), and says it was derived.
     u001 = one_finding(claim, "U001")
     assert u001["severity"] == "ok"
-    assert "C003" in u001["message"] or "implied" in u001["message"]
+    mfu = 6 * 65.2e9 * 1.4e12 / (1_022_362 * 3600 * A100_BF16)  # 5.4768e23 / 1.1483e24 = 0.47695
+    assert u001["claimed"] == pytest.approx(mfu, rel=1e-9)
+    # The message gives that MFU (three significant digits: 47.7 %) and names the rule that derived it.
+    assert re.search(r"(?<![\d.])47\.7 % \(implied by C003\)", u001["message"]), u001["message"]
 
 
 @pytest.mark.parametrize("paths", [(), (str(DATA / "published.json"), str(DATA / "doctored.json"),
@@ -228,8 +233,13 @@ def test_memory_fit_boundary_for_70b_on_h100(chips, severity):
 def test_memory_fit_warning_says_how_many_chips_are_needed():
     claim = audit_one(params="70B", hardware="H100", chips=8)
     m001 = one_finding(claim, "M001")
-    assert "14" in m001["message"]
-    assert "8" in m001["message"]
+    # 16 B × 70e9 = 1.12e12 B = 1.12 TB; ⌈1.12e12 / 80e9⌉ = 14 chips of 80 GB; 8 claimed. Each number stands alone
+    # (not a digit inside another figure such as "80" or "1,120").
+    msg = m001["message"]
+    assert re.search(r"(?<![\d.,])8 chips\b", msg), msg
+    assert re.search(r"(?<![\d.,])1\.12 TB\b", msg), msg
+    assert re.search(r"\bat least 14 × 80 GB\b", msg), msg
+    assert m001["claimed"] == 8 and m001["expected"] == 14
     assert claim["status"] == "warn"
     assert claim["quantities"]["min_chips_memory"]["value"] == 14
 

@@ -8,6 +8,7 @@ conftest.py, never a number read back from the code.
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -144,8 +145,15 @@ def test_cli_estimate_70b_memory_json(cli_run):
 def test_cli_estimate_text_shows_the_derivation(cli_run):
     res = cli_run("estimate", "--params", "8B", "--tokens", "15T")
     assert res.exit_code == 0, res.output
-    assert "7.2e23" in res.stdout
-    assert "1,875" in res.stdout or "1875" in res.stdout
+    lines = [line.rstrip() for line in res.stdout.splitlines()]
+    # C = 6 × 8e9 × 15e12 = 7.2e23 FLOP, derived, followed by its formula with the values substituted.
+    at = next(i for i, line in enumerate(lines) if re.match(r"^Compute\s", line))
+    assert re.fullmatch(r"Compute\s+7\.2e23 FLOP\s+derived", lines[at]), lines[at]
+    assert re.search(r"C = 6 · N · D = 6 × 8B × 15T = 7\.2e23$", lines[at + 1]), lines[at + 1]
+    # 15e12 / 8e9 = 1,875 tokens per parameter.
+    at = next(i for i, line in enumerate(lines) if line.startswith("Tokens per parameter"))
+    assert re.fullmatch(r"Tokens per parameter\s+1,?875\s+derived", lines[at]), lines[at]
+    assert re.search(r"= 15T / 8B = 1,?875$", lines[at + 1]), lines[at + 1]
 
 
 def test_cli_estimate_invalid_value_exits_2(cli_run):

@@ -115,6 +115,9 @@ def test_dataset_size_given_for_tokens_processed_is_the_epochs():
     f = finding(c, "C012")
     assert f["ratio"] == pytest.approx(0.5)
     assert "epochs" in causes(f)
+    # 300B tokens claimed against 300B x 2 epochs = 600B: the epochs cause is the factor 2, and fixes it exactly.
+    [epochs] = [e for e in f["explanations"] if e["cause"] == "epochs"]
+    assert epochs["factor"] == pytest.approx(2.0) and epochs["corrected"] == pytest.approx(1.0)
 
 
 def test_words_counted_as_tokens():
@@ -123,6 +126,9 @@ def test_words_counted_as_tokens():
     f = finding(c, "C001")
     assert f["ratio"] == pytest.approx(1.3)
     assert "words-tokens" in causes(f)
+    # 1.3 tokens per word: the words cause is the factor 1.3, and fixes the ratio exactly (1.3 / 1.3 = 1).
+    [words] = [e for e in f["explanations"] if e["cause"] == "words-tokens"]
+    assert words["factor"] == pytest.approx(1.3) and words["corrected"] == pytest.approx(1.0)
 
 
 def test_mfu_above_100_percent_from_gpu_days_names_the_cause_and_stays_an_error():
@@ -168,6 +174,9 @@ def test_gcd_hours_against_a_package_peak_is_a_per_die_count():
     f = finding(c, "C003")
     assert f["ratio"] == pytest.approx(2.0)  # claimed 40 % vs 20 % implied against 383 TFLOP/s
     assert "per-die" in causes(f)
+    # Two GCDs per package: the per-die cause is the factor 2, and fixes the ratio exactly (2 / 2 = 1).
+    [per_die] = [e for e in f["explanations"] if e["cause"] == "per-die"]
+    assert per_die["factor"] == pytest.approx(2.0) and per_die["corrected"] == pytest.approx(1.0)
     # The GCD row of the catalog gives the claim's own arithmetic back.
     ok = claim({"id": "frontier-gcd", "hardware": "MI250X GCD", "chip_hours": gcd_hours, "compute_flops": compute,
                 "mfu": mfu})

@@ -17,9 +17,9 @@ import pytest
 from click.testing import CliRunner
 
 import audit
-import audit.claims
+import audit.reading
 from audit import cli as cli_module
-from audit.claims import MAX_JSON_DEPTH, LoadError, read_path
+from audit.reading import MAX_JSON_DEPTH, LoadError, read_path
 from audit.cli import cli
 from audit.units import UnitError, parse_value
 from conftest import DATA
@@ -250,9 +250,9 @@ def test_refuses_the_same_file_for_report_and_findings(good, tmp_path):
 
 def test_refuses_to_overwrite_the_bundled_corpus(tmp_path, monkeypatch):
     corpus = tmp_path / "corpus.csv"
-    corpus.write_bytes(audit.claims.bundled_corpus_path().read_bytes())
+    corpus.write_bytes(audit.reading.bundled_corpus_path().read_bytes())
     before = corpus.read_bytes()
-    monkeypatch.setattr(audit.claims, "bundled_corpus_path", lambda: corpus)
+    monkeypatch.setattr(audit.reading, "bundled_corpus_path", lambda: corpus)
     for option in ("-o", "--findings"):
         res = invoke("check", option, str(corpus))
         assert res.exit_code == 2 and "one of the inputs" in res.stderr

@@ -27,13 +27,15 @@ from markupsafe import Markup, escape
 
 from audit import __version__
 from audit import formatting as fmt
-from audit.api import claim_record, summary
 from audit.catalog import load_catalog
-from audit.engine import AuditResult
-from audit.findings import findings_by_row, label
-from audit.report import svg
+from audit.findings import SEVERITY_RANK, STATUSES_WORST_FIRST
+from audit.quantities import label
+from audit.records import claim_record, findings_by_row, summary
+from audit.report import Options, register, svg
 from audit.resources import templates_dir
-from audit.rules import RULES, SEVERITY_RANK, RelationRule
+from audit.result import AuditResult
+from audit.rounding import round_array, round_value
+from audit.rules import RULES, RelationRule
 
 #: Claims shown in full in the page; beyond this the page shows the worst ones and says how many it left out.
 MAX_DETAILED = 500
@@ -44,7 +46,8 @@ CHART_POINTS_MAX = 200
 #: Claims named in the summary's "worst claims" list.
 WORST_LISTED = 10
 
-STATUS_ORDER: dict[str, int] = {"invalid": 0, "fail": 1, "warn": 2, "pass": 3}
+#: Position of each status when claims are listed worst first.
+STATUS_ORDER: dict[str, int] = {s: i for i, s in enumerate(STATUSES_WORST_FIRST)}
 
 #: The glyph beside a status or severity word: the same shapes as the chart markers (survives greyscale).
 SYMBOLS: dict[str, str] = {"pass": "●", "ok": "●", "info": "●", "warn": "▲", "warning": "▲", "fail": "■",
@@ -184,7 +187,7 @@ def _deviation(result: AuditResult) -> np.ndarray:
 def claim_order(result: AuditResult) -> np.ndarray:
     """Claim rows worst first: by status (invalid, fail, warn, pass), then how far off, then input order."""
     n = len(result)
-    rank = np.fromiter((STATUS_ORDER[s] for s in result.status.tolist()), dtype=int, count=n)
+    rank = result.status.map(STATUS_ORDER).to_numpy(dtype=int)
     return np.lexsort((np.arange(n), -_deviation(result), rank))
 
 
@@ -216,7 +219,7 @@ def _ratio_rows(result: AuditResult) -> list[dict[str, Any]]:
         r = ratio[mask]
         s = sev[mask]
         p05, med, p95 = np.quantile(r, [0.05, 0.5, 0.95])
-        ok_tol, warn_tol = result.config.tolerances[code]
+        ok_tol, warn_tol = result.config.tolerance(code)
         out.append({
             "code": code, "name": cls.name, "what": cls.formula, "n": n,
             "median": fmt.ratio(float(med)), "p05": fmt.ratio(float(p05)), "p95": fmt.ratio(float(p95)),
@@ -275,7 +278,7 @@ def _charts(result: AuditResult, anchors: dict[int, str]) -> list[dict[str, Any]
     rule_f = f["rule"].astype(str).to_numpy()
     sev_f = f["severity"].astype(str).to_numpy()
     ratio_f = f["ratio"].to_numpy(dtype=float)
-    mfu = q["mfu"].to_numpy(dtype=float)
+    mfu = round_array(q["mfu"].to_numpy(dtype=float))  # numbers in the page are rounded like every output
     has_mfu = np.flatnonzero(np.isfinite(mfu))
     charts: list[dict[str, Any]] = []
     low, high = band
@@ -304,11 +307,11 @@ def _charts(result: AuditResult, anchors: dict[int, str]) -> list[dict[str, Any]
             tokens = q["tokens"].to_numpy(dtype=float)
             compute = q["compute_flops"].to_numpy(dtype=float)
             c_src = result.source["compute_flops"].tolist()
-            cpoints = [svg.ComputePoint(id=ids[r], label=str(names[r] or ids[r]), claimed=float(compute[r]),
-                                        expected=6.0 * (float(n_eff[r]) * float(tokens[r])), severity=s,
+            cpoints = [svg.ComputePoint(id=ids[r], label=str(names[r] or ids[r]), claimed=round_value(float(compute[r])),
+                                        expected=round_value(6.0 * (float(n_eff[r]) * float(tokens[r]))), severity=s,
                                         source=str(c_src[r]), href="#" + anchors[r] if r in anchors else None)
                        for r, s in c_rows]
-            ok, warn = result.config.tolerances["C001"]
+            ok, warn = result.config.tolerance("C001")
             bad = sum(1 for p in cpoints if p.severity != "ok")
             charts.append({
                 "id": "chart-compute", "title": "Claimed against implied compute",
@@ -337,7 +340,7 @@ def _charts(result: AuditResult, anchors: dict[int, str]) -> list[dict[str, Any]
         mask = (rule_f == code) & np.isfinite(ratio_f) & (ratio_f > 0)
         if not mask.any():
             continue
-        tol = result.config.tolerances[code]
+        tol = result.config.tolerance(code)
         r = ratio_f[mask]
         verdicts = sev_f[mask]
         shares = ", ".join(f"{sev} {_pct(int((verdicts == sev).sum()), len(r))}" for sev in ("ok", "warning", "error"))
@@ -365,20 +368,6 @@ def _doc_paragraphs(doc: str) -> list[Markup]:
         text = re.sub(r"\*(.+?)\*", r"<em>\1</em>", text)
         out.append(Markup(text))
     return out
-
-
-def _rule_tolerance(result: AuditResult, code: str) -> str | None:
-    cfg = result.config
-    if code in cfg.tolerances:
-        ok, warn = cfg.tolerances[code]
-        return (f"ok within a factor {fmt.sig(ok)}, warning within {fmt.sig(warn)}, error beyond. "
-                f"{cfg.reasons.get(code, '')}").strip()
-    if code in ("U001", "U002"):
-        low, high = cfg.band
-        return f"plausible band {fmt.sig(low * 100)}-{fmt.sig(high * 100)} %. {cfg.reasons.get('band', '')}".strip()
-    if code == "M001":
-        return f"{fmt.sig(cfg.bytes_per_param)} bytes per parameter. {cfg.reasons.get('bytes_per_param', '')}".strip()
-    return None
 
 
 #: What the derived-only quantities are computed from (relations say it themselves).
@@ -540,7 +529,7 @@ def context(result: AuditResult, title: str = "train-audit report") -> dict[str,
         "hidden": n - len(detailed),
         "max_detailed": MAX_DETAILED,
         "rules": [{"code": c, "name": RULES[c].name, "formula": RULES[c].formula,
-                   "doc": _doc_paragraphs(RULES[c].doc()), "tolerance": _rule_tolerance(result, c)}
+                   "doc": _doc_paragraphs(RULES[c].doc()), "tolerance": RULES[c].tolerance_text(result.config)}
                   for c in used_rules],
     }
 
@@ -548,6 +537,12 @@ def context(result: AuditResult, title: str = "train-audit report") -> dict[str,
 def render(result: AuditResult, title: str = "train-audit report") -> str:
     """The audit as one self-contained HTML page."""
     return environment().get_template("report.html.j2").render(**context(result, title))
+
+
+@register("html", description="one self-contained page with charts, for reading and forwarding")
+def render_html(result: AuditResult, options: Options) -> str:
+    """The registered ``html`` format."""
+    return render(result, options.title)
 
 
 __all__ = ["render", "context", "safe_url", "linkify", "environment", "assets", "claim_order", "MAX_DETAILED",

@@ -5,13 +5,20 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from audit.api import estimate_json, to_json
-from audit.engine import AuditResult
+from audit.records import estimate_json, to_json
+from audit.report import Options, register
+from audit.result import AuditResult
 
 
 def dumps(data: Any) -> str:
     """Deterministic JSON text (sorted nowhere it would reorder claims; NaN never written)."""
     return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+@register("json", description="every claim with its quantities and findings (the stable contract)")
+def render_json(result: AuditResult, options: Options) -> str:
+    """The registered ``json`` format."""
+    return render(result)
 
 
 def render(result: AuditResult) -> str:

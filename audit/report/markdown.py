@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from audit.api import summary
-from audit.engine import AuditResult
-from audit.findings import findings_by_row
+import numpy as np
+
+from audit.findings import STATUSES_WORST_FIRST
+from audit.records import findings_by_row, summary
+from audit.report import Options, register
+from audit.result import AuditResult
 
 _ICON = {"pass": "✅", "warn": "⚠️", "fail": "❌", "invalid": "⛔"}
 
@@ -24,8 +27,8 @@ def render(result: AuditResult, title: str = "train-audit report", limit: int = 
     lines += ["", "| status | id | name | findings |", "|---|---|---|---|"]
     grouped = findings_by_row(result, worse_than_ok=True)
     info = result.claims.info
-    order = sorted(range(len(result)), key=lambda r: ({"invalid": 0, "fail": 1, "warn": 2, "pass": 3}[
-        result.status.iat[r]], r))
+    rank = result.status.map({s: i for i, s in enumerate(STATUSES_WORST_FIRST)}).to_numpy(dtype=int)
+    order = np.lexsort((np.arange(len(result)), rank)).tolist()
     for row in order[:limit]:
         bad = [f for f in grouped.get(row, []) if f.severity in ("warning", "error")]
         codes = ", ".join(sorted({f.rule for f in bad}))
@@ -46,3 +49,9 @@ def render(result: AuditResult, title: str = "train-audit report", limit: int = 
     if details:
         lines += ["", "<details><summary>Findings</summary>", "", *details, "", "</details>"]
     return "\n".join(lines) + "\n"
+
+
+@register("markdown", description="a summary and a table for a pull-request comment")
+def render_markdown(result: AuditResult, options: Options) -> str:
+    """The registered ``markdown`` format."""
+    return render(result, options.title)

@@ -23,6 +23,8 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from audit.rounding import round_value
+
 #: The Okabe-Ito colour-blind-safe palette (Okabe & Ito 2008, *Color Universal Design*).
 OKABE_ITO: dict[str, str] = {
     "black": "#000000",
@@ -68,14 +70,16 @@ def esc(text: object) -> str:
 
 
 def num(x: float) -> str:
-    """A coordinate: two decimals, no ``-0.00``."""
-    text = f"{x:.2f}"
+    """A coordinate: two decimals, no ``-0.00`` (rounded to 12 significant digits first, as every number
+    written out is, so that a last-bit difference between machines cannot move a mark)."""
+    text = f"{round_value(float(x)):.2f}"
     return "0.00" if text == "-0.00" else text
 
 
 def data_num(x: float) -> str:
-    """A number in a ``data-*`` attribute: ``repr`` of the float, so it reads back exactly."""
-    return repr(float(x))
+    """A number in a ``data-*`` attribute: ``repr`` of the float rounded to 12 significant digits (the number
+    every other output gives)."""
+    return repr(round_value(float(x)))
 
 
 def safe_fragment(href: str | None) -> str | None:

@@ -10,10 +10,11 @@ import io
 import numpy as np
 import pandas as pd
 
-from audit.api import SHOWN_QUANTITIES
-from audit.claims import map_unique
-from audit.engine import AuditResult
-from audit.findings import iter_findings
+from audit.columns import map_unique
+from audit.records import SHOWN_QUANTITIES, iter_findings
+from audit.report import Options, register
+from audit.result import AuditResult
+from audit.rounding import round_array
 
 
 def claims_frame(result: AuditResult) -> pd.DataFrame:
@@ -29,7 +30,7 @@ def claims_frame(result: AuditResult) -> pd.DataFrame:
         "precision": result.hardware["precision"],
     })
     for name in SHOWN_QUANTITIES:
-        out[name] = result.q[name].astype(float)
+        out[name] = round_array(result.q[name].to_numpy(dtype=float))
         out[f"{name}_source"] = result.source[name]
     f = result.findings
     bad = f[f["severity"].astype(str).isin(["warning", "error"])]
@@ -82,6 +83,18 @@ def _to_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
 def claims_bytes(result: AuditResult, fmt: str) -> bytes:
     """The claims table as CSV or Parquet bytes."""
     return _to_bytes(claims_frame(result), fmt)
+
+
+@register("csv", description="one row per claim, in input order (spreadsheet-safe)")
+def render_csv(result: AuditResult, options: Options) -> bytes:
+    """The registered ``csv`` format."""
+    return claims_bytes(result, "csv")
+
+
+@register("parquet", binary=True, description="one row per claim, in input order")
+def render_parquet(result: AuditResult, options: Options) -> bytes:
+    """The registered ``parquet`` format."""
+    return claims_bytes(result, "parquet")
 
 
 def findings_bytes(result: AuditResult, path: str) -> bytes:

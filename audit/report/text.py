@@ -6,9 +6,12 @@ import re
 from typing import Callable
 
 from audit import formatting as fmt
-from audit.api import SHOWN_QUANTITIES, derivation, summary
-from audit.engine import AuditResult
-from audit.findings import Finding, findings_by_row, label
+from audit.findings import Finding
+from audit.quantities import label
+from audit.records import SHOWN_QUANTITIES, derivation, findings_by_row, summary
+from audit.report import Options, register
+from audit.result import AuditResult
+from audit.rules import RULES
 
 Style = Callable[[str, str], str]
 
@@ -85,7 +88,7 @@ def render(result: AuditResult, style: Style = _plain, show_ok: bool = False) ->
             sev = style(f"{f.severity:<7}", _SEVERITY_COLOR[f.severity])
             where = "" if f.claim_id == info.at[row, "id"] else f"[{_safe(f.claim_id.rsplit('/', 1)[-1])}] "
             lines.append(f"  {sev} {f.rule} {where}{_message(f)}")
-            if f.formula and f.rule.startswith(("C", "M", "U003")) and f.rule != "C009":
+            if f.formula and RULES[f.rule].show_formula:
                 lines.append(f"          {_safe(f.formula)}")
             for e in f.explanations[:2]:
                 lines.append(f"          likely cause: {_safe(e['text'])}")
@@ -94,6 +97,12 @@ def render(result: AuditResult, style: Style = _plain, show_ok: bool = False) ->
     counts = ", ".join(f"{v} {k}" for k, v in s["status"].items())
     lines.append(f"{s['claims']} claims: {counts}")
     return "\n".join(lines) + "\n"
+
+
+@register("text", description="a table of claims, then each claim's problems (the default)")
+def render_text(result: AuditResult, options: Options) -> str:
+    """The registered ``text`` format."""
+    return render(result, options.style or _plain, show_ok=options.verbose)
 
 
 def render_estimate(result: AuditResult, style: Style = _plain) -> str:

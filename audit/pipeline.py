@@ -1,0 +1,64 @@
+"""One audit from claims to result: phases, the engine, explanations and statuses, in that order.
+
+Each stage reads what the previous ones produced; the :class:`audit.result.AuditResult` is built once at the
+end and not changed afterwards.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from audit import phases
+from audit.catalog import Catalog, load_catalog
+from audit.claims import Claims
+from audit.config import Config
+from audit.engine import evaluate
+from audit.explain import explain
+from audit.findings import status_of, worst_status
+from audit.reading import claims_from_records
+from audit.result import AuditResult
+from audit.state import Prefill
+
+
+def audit_claims(claims: Claims, config: Config | None = None, catalog: Catalog | None = None,
+                 prefill: Mapping[str, Prefill] | None = None,
+                 used: Mapping[str, np.ndarray] | None = None) -> AuditResult:
+    """Audit claims, expanding multi-phase runs (a claim without phases is audited as it is).
+
+    ``prefill`` and ``used`` go to the engine (:func:`audit.engine.evaluate`).
+    """
+    config = config or Config.default()
+    catalog = catalog or load_catalog()
+    expansion = phases.expand(claims)
+    phase_result: AuditResult | None = None
+    parent: np.ndarray | None = None
+    given = dict(prefill or {})
+    spent = dict(used or {})
+    if expansion is not None:
+        if len(expansion.invalid):
+            claims = dataclasses.replace(claims, invalid=pd.concat([claims.invalid, expansion.invalid],
+                                                                   ignore_index=True))
+        if expansion.records:
+            # Phases are audited as claims of their own; a phase's own phases are not expanded.
+            phase_claims = claims_from_records(expansion.records, file="<phases>")
+            phase_result = _audit(phase_claims, config, catalog, {}, {})
+            parent = expansion.parents
+            given.update(phases.totals(phase_result.q, parent, claims))
+            spent.update(phases.spare_relations(parent, claims))
+    return _audit(claims, config, catalog, given, spent, phase_result, parent)
+
+
+def _audit(claims: Claims, config: Config, catalog: Catalog, prefill: Mapping[str, Prefill],
+           used: Mapping[str, np.ndarray], phase_result: AuditResult | None = None,
+           parent: np.ndarray | None = None) -> AuditResult:
+    ev = evaluate(claims, config, catalog, used=used, prefill=prefill)
+    status = status_of(ev.findings, len(claims))
+    if phase_result is not None and parent is not None:
+        status = worst_status(status, phase_result.status, parent)  # a run is as bad as its worst phase
+    return AuditResult(claims=ev.claims, config=config, q=ev.q, source=ev.source, how=ev.how, hardware=ev.hardware,
+                       findings=ev.findings, status=status, explanations=explain(ev), architecture=ev.architecture,
+                       phase_result=phase_result, phase_parent=parent)

@@ -1,0 +1,118 @@
+"""CSV and TSV with a header row: every cell read as text, ragged rows kept, another separator recognised."""
+
+from __future__ import annotations
+
+import csv
+import io
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from audit.claims import RawTable
+from audit.quantities import canonical_column
+from audit.reading.common import drop_empty_unnamed, first_line, header_words, mangle, read_text, with_origin
+from audit.reading.errors import LoadError
+from audit.reading.registry import Reader, register
+
+__all__ = ["read_csv", "read_tsv"]
+
+
+def read_csv(path: Path, file: str, data: bytes | None = None, sep: str = ",") -> RawTable:
+    """CSV (or TSV) with a header row; every cell read as text, so the original is kept.
+
+    A row with more cells than the header is kept and made invalid (its extra cells are named in the message);
+    a row with fewer cells has its last fields missing. A header without rows is a whole-file problem.
+    """
+    text = read_text(path, data, file)
+    if not text.strip():
+        raise LoadError(file, "empty file")
+    options = dict(dtype=str, keep_default_na=False, sep=sep, skipinitialspace=True, index_col=False)
+    problems: list[tuple[int, str, str]] = []
+    try:
+        with warnings.catch_warnings():
+            # pandas warns, and drops cells, when the first row is longer than the header: read it again.
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(io.StringIO(text), **options)
+    except pd.errors.EmptyDataError:
+        raise LoadError(file, "empty file") from None
+    except (pd.errors.ParserError, pd.errors.ParserWarning) as exc:
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        if "EOF inside string" in message or "EOF following escape" in message:
+            raise LoadError(file, f"not readable as CSV: a quoted cell is never closed "
+                                  f"({message.replace('Error tokenizing data. C error: ', '')})") from None
+        frame, problems = _read_ragged_csv(text, file, options)
+    except ValueError as exc:
+        raise LoadError(file, f"not readable as CSV: {str(exc).strip().splitlines()[0]}") from None
+    other = _other_separator(frame, sep) if sep == "," else None
+    if other:  # "id;params;tokens" as one column: a spreadsheet export with another separator
+        return read_csv(path, file, data=text.encode("utf-8"), sep=other)
+    if len(frame) == 0:
+        raise LoadError(file, f"no claims: the file has a header ({header_words(frame.columns)}) but no rows")
+    frame = frame.astype(object)
+    frame = frame.where(frame.notna() & (frame != ""), None)
+    frame = drop_empty_unnamed(frame)
+    # Row numbers count the header as 1 (blank lines are skipped, as in a spreadsheet import).
+    frame = with_origin(frame, np.arange(2, len(frame) + 2))
+    return RawTable(frame, problems)
+
+
+def read_tsv(path: Path, file: str, data: bytes | None = None) -> RawTable:
+    """TSV: :func:`read_csv` with tabs between cells."""
+    return read_csv(path, file, data, sep="\t")
+
+
+def _other_separator(frame: pd.DataFrame, sep: str) -> str | None:
+    """The separator a one-column header is really split by (``;`` from spreadsheets set to a European locale,
+    a tab, a bar), or None. Only a header naming several known fields that way counts."""
+    if len(frame.columns) != 1:
+        return None
+    name = str(frame.columns[0])
+    for other in (";", "\t", "|"):
+        if other != sep and other in name:
+            fields = [f.strip() for f in name.split(other)]
+            if sum(canonical_column(f) is not None for f in fields) >= 2:
+                return other
+    return None
+
+
+def _read_ragged_csv(text: str, file: str, options: dict) -> tuple[pd.DataFrame, list[tuple[int, str, str]]]:
+    """Read a CSV whose rows have more cells than its header: every row kept, the long ones made invalid.
+
+    Only for malformed files: the csv module counts the cells per row, then pandas reads the file again with
+    that many columns so cells are read exactly as in the normal path.
+    """
+    limit = csv.field_size_limit(sys.maxsize)  # the csv module refuses cells over 128 KiB; pandas does not
+    try:
+        widths = [len(r) for r in csv.reader(io.StringIO(text, newline=""), delimiter=options["sep"],
+                                             skipinitialspace=True) if r]
+        header_width, width = (widths[0], max(widths)) if widths else (0, 0)
+        wide = pd.read_csv(io.StringIO(text), header=None, names=range(width),
+                           **{k: v for k, v in options.items() if k != "index_col"})
+    except (csv.Error, pd.errors.ParserError, ValueError) as exc:
+        raise LoadError(file, f"not readable as CSV: {first_line(exc)}") from None
+    finally:
+        csv.field_size_limit(limit)
+    header = [str(h) if isinstance(h, str) else "" for h in wide.iloc[0].tolist()]
+    n_named = max(header_width, 1)
+    names = mangle(header[:n_named])
+    body = wide.iloc[1:].reset_index(drop=True)
+    extra = body.iloc[:, n_named:]
+    problems: list[tuple[int, str, str]] = []
+    if extra.shape[1]:
+        filled = extra.where(extra.notna(), "").astype(str).to_numpy()
+        for pos in np.flatnonzero((filled != "").any(axis=1)):
+            cells = filled[pos]
+            used = cells[: np.flatnonzero(cells != "").max() + 1]
+            shown = ", ".join(repr(c[:20]) for c in used[:3]) + (", ..." if len(used) > 3 else "")
+            problems.append((int(pos), "", f"the row has {n_named + len(used)} cells but the header has {n_named}; "
+                                           f"the extra cells ({shown}) belong to no column"))
+    frame = body.iloc[:, :n_named].copy()
+    frame.columns = names
+    return frame, problems
+
+
+register(Reader("csv", (".csv",), read_csv))
+register(Reader("tsv", (".tsv",), read_tsv))

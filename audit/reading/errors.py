@@ -1,0 +1,14 @@
+"""The error for an input file that cannot be used at all (its own module, so every reader can raise it)."""
+
+from __future__ import annotations
+
+__all__ = ["LoadError"]
+
+
+class LoadError(Exception):
+    """A whole input file cannot be used. ``str()`` names the file and what is wrong."""
+
+    def __init__(self, file: str, message: str) -> None:
+        super().__init__(f"{file}: {message}")
+        self.file = file
+        self.message = message

@@ -1,0 +1,77 @@
+"""The result of an audit: built once by :func:`audit.pipeline.audit_claims`, then only read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from audit.claims import Claims
+from audit.config import Config
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """Everything an audit found, as columnar frames (one row per claim, or one per finding).
+
+    - ``q``: float64 value of every work column;
+    - ``source``: ``claimed`` | ``derived`` | ``catalog`` | None per work column;
+    - ``how``: the rule code (or note) that derived a value;
+    - ``hardware``: catalog match per claim (accelerator id and name, precision used, assumed or not);
+    - ``findings``: long table, columns :data:`audit.findings.FINDING_COLUMNS`;
+    - ``status``: ``pass`` | ``warn`` | ``fail`` | ``invalid`` per claim;
+    - ``explanations``: long table of the known causes that fit each non-ok finding (:mod:`audit.explain`);
+    - ``architecture``: FLOPs per token by every convention the claim's fields allow, and the one used;
+    - ``phase_result`` and ``phase_parent``: a multi-phase run's phases, audited as claims, and the row of the
+      run each belongs to.
+    """
+
+    claims: Claims
+    config: Config
+    q: pd.DataFrame
+    source: pd.DataFrame
+    how: pd.DataFrame
+    hardware: pd.DataFrame
+    findings: pd.DataFrame
+    status: pd.Series
+    explanations: pd.DataFrame
+    architecture: pd.DataFrame
+    phase_result: "AuditResult | None" = None
+    phase_parent: np.ndarray | None = None
+    #: Column arrays read by :meth:`cell`, filled on first use (rendering reads millions of cells).
+    _columns: dict[tuple[str, str], np.ndarray] = field(default_factory=dict, init=False, repr=False,
+                                                        compare=False)
+    #: Positions of each finding's explanations, grouped on first use.
+    _explanation_groups: dict[int, np.ndarray] = field(default_factory=dict, init=False, repr=False,
+                                                       compare=False)
+
+    def cell(self, table: str, row: int, col: str) -> Any:
+        """One value of ``q``, ``source``, ``how``, ``hardware``, ``architecture``, ``info`` or ``text``.
+
+        Reads a cached numpy column (``DataFrame.at`` costs ~10 µs a call).
+        """
+        key = (table, col)
+        arr = self._columns.get(key)
+        if arr is None:
+            frame = {"info": self.claims.info, "text": self.claims.text}.get(table)
+            frame = getattr(self, table) if frame is None else frame
+            arr = self._columns[key] = frame[col].to_numpy()
+        return arr[row]
+
+    def explanation_rows(self, finding_index: int) -> np.ndarray:
+        """Positions in ``explanations`` of one finding's explanations, best first."""
+        if not self._explanation_groups and len(self.explanations):
+            groups = self.explanations.groupby("finding").indices
+            self._explanation_groups.update({int(k): v for k, v in groups.items()})
+        return self._explanation_groups.get(finding_index, np.array([], dtype=int))
+
+    def phase_rows(self, row: int) -> list[int]:
+        """Rows of ``phase_result`` that are phases of claim ``row``."""
+        if self.phase_parent is None:
+            return []
+        return [int(i) for i in np.flatnonzero(self.phase_parent == row)]
+
+    def __len__(self) -> int:
+        return len(self.q)

@@ -1,0 +1,116 @@
+"""Every rule in the registry is documented and has data fixtures: one JSON file per code in tests/rules/ (as
+sqlfluff keeps one YAML case file per rule), each with cases where the rule holds and cases where it fires.
+
+A fixture case is ``{"name", "expect", "claims", ["ratio"]}``. ``expect`` is the severity of the rule's finding on
+the LAST claim of ``claims`` (``ok``, ``info``, ``warning``, ``error``), or ``none`` when the rule must not report
+on it at all. ``ratio``, when given, is the finding's claimed ÷ implied ratio worked out by hand in the case name
+from published figures (papers, model cards, datasheets), never read back from the code.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from audit.api import check_records
+from audit.rules import RULES
+
+RULE_FIXTURES = Path(__file__).resolve().parent / "rules"
+SECTIONS = ("**What it checks.**", "**Why it matters.**", "**Example.**", "**References.**")
+EXPECTS = ("none", "ok", "info", "warning", "error")
+#: A case "holds" when the rule passes (ok) or, for rules that only ever report a problem or a note, stays silent.
+HOLDS = ("none", "ok")
+#: A case "fires" when the rule reports something: a problem, or the note of an info-only rule (C009).
+FIRES = ("info", "warning", "error")
+
+
+def load_fixture(path: Path) -> dict:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert set(doc) == {"rule", "cases"}, f"{path.name}: keys {sorted(doc)}"
+    assert path.stem == doc["rule"], f"{path.name} holds the cases of {doc['rule']}"
+    for case in doc["cases"]:
+        assert {"name", "expect", "claims"} <= set(case) <= {"name", "expect", "claims", "ratio"}, (path.name, case)
+        assert case["expect"] in EXPECTS, (path.name, case["name"], case["expect"])
+        assert isinstance(case["claims"], list) and case["claims"], (path.name, case["name"])
+    names = [c["name"] for c in doc["cases"]]
+    assert len(set(names)) == len(names), f"{path.name}: case names must be unique"
+    return doc
+
+
+def fixture_files() -> list[Path]:
+    return sorted(RULE_FIXTURES.glob("*.json"))
+
+
+def all_cases() -> list:
+    params = []
+    for path in fixture_files():
+        doc = load_fixture(path)
+        for case in doc["cases"]:
+            params.append(pytest.param(doc["rule"], case, id=f"{doc['rule']}-{case['name']}"))
+    return params
+
+
+# ------------------------------------------------------------------------------------------ the registry
+
+
+def test_the_registry_is_keyed_by_each_rules_code():
+    assert RULES, "no rules registered"
+    for code, rule in RULES.items():
+        assert rule.code == code
+        assert rule.name and rule.severity in ("info", "warning", "error"), code
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_rule_is_documented_with_every_section(code):
+    doc = RULES[code].doc()
+    assert doc.splitlines()[0].strip(), f"{code} has no summary line"
+    positions = []
+    for section in SECTIONS:
+        assert doc.count(section) == 1, f"{code}: {section} appears {doc.count(section)} times"
+        start = doc.index(section) + len(section)
+        following = doc[start:].split("**", 1)[0].strip()
+        assert following, f"{code}: {section} is empty"
+        positions.append(doc.index(section))
+    assert positions == sorted(positions), f"{code}: sections out of order"
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_rule_has_a_fixture_with_a_holding_and_a_firing_case(code):
+    path = RULE_FIXTURES / f"{code}.json"
+    assert path.is_file(), f"no fixture file tests/rules/{code}.json"
+    expects = [c["expect"] for c in load_fixture(path)["cases"]]
+    assert any(e in HOLDS for e in expects), f"{code}: no case where the rule holds ({expects})"
+    assert any(e in FIRES for e in expects), f"{code}: no case where the rule fires ({expects})"
+    if RULES[code].severity in ("warning", "error"):
+        # A rule that can report a problem shows one: a warning or an error, not only a note.
+        assert any(e in ("warning", "error") for e in expects), f"{code}: no warning or error case ({expects})"
+
+
+def test_every_fixture_file_names_a_registered_rule():
+    files = fixture_files()
+    assert files, f"no fixtures in {RULE_FIXTURES}"
+    orphans = [p.name for p in files if load_fixture(p)["rule"] not in RULES]
+    assert orphans == []
+    assert sorted(p.stem for p in files) == sorted(RULES)
+
+
+# ------------------------------------------------------------------------------------------ the cases
+
+
+@pytest.mark.parametrize("code, case", all_cases())
+def test_fixture_case(code, case):
+    claims = case["claims"]
+    result = check_records(claims)
+    f = result.findings
+    last = len(claims) - 1
+    mine = f[(f["row"] == last) & (f["rule"] == code)]
+    everything = [(r, str(s)) for r, s in zip(f.loc[f["row"] == last, "rule"], f.loc[f["row"] == last, "severity"])]
+    if case["expect"] == "none":
+        assert mine.empty, f"{code} reported {list(mine['severity'].astype(str))}; all findings: {everything}"
+        return
+    severities = [str(s) for s in mine["severity"]]
+    assert severities == [case["expect"]], f"{code}: {severities}; all findings: {everything}"
+    if "ratio" in case:
+        assert float(mine["ratio"].iloc[0]) == pytest.approx(case["ratio"], rel=1e-4)
