@@ -25,7 +25,7 @@ from audit.catalog import Catalog, load_catalog
 from audit.claims import Claims
 from audit.columns import map_unique
 from audit.config import Config
-from audit.findings import FINDING_COLUMNS, SEVERITIES, empty_findings, findings_frame
+from audit.findings import FINDING_COLUMNS, SEVERITIES, concat_findings, findings_frame
 from audit.quantities import GATED_MLP, INPUT_QUANTITIES, RECOMPUTE_ALIASES
 from audit.rules import RelationRule, relation_rules, rules_of_stage, severity_of_ratio
 from audit.state import Prefill, WorkState, effective_params, refresh_effective
@@ -188,8 +188,7 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
                           np.ceil(config.bytes_per_param * state.col("params") / state.col("memory_per_chip")), "M001")
 
     frames.extend(_run(rule, state) for rule in rules_of_stage("check"))
-    frames = [f for f in frames if f is not None and len(f)]
-    findings = pd.concat(frames, ignore_index=True) if frames else empty_findings()
+    findings = concat_findings(frames)
     findings["severity"] = pd.Categorical(findings["severity"], categories=list(SEVERITIES), ordered=True)
     findings = findings.sort_values(["row", "severity", "rule"], ascending=[True, False, True],
                                     kind="stable").reset_index(drop=True)

@@ -26,7 +26,7 @@ import pandas as pd
 from audit import formatting as fmt
 from audit.columns import map_unique
 from audit.config import Config
-from audit.findings import SEVERITIES, findings_frame
+from audit.findings import SEVERITIES, concat_findings, findings_frame
 from audit.quantities import label
 from audit.flops import ARCHITECTURE_CONVENTIONS
 from audit.state import WorkState, refresh_effective
@@ -219,11 +219,6 @@ def _utilization_message(name: str, result: "AuditResult", f: FindingRow) -> str
         side = "below" if v < low else "above"
         return f"{name} {fmt.sig(v * 100)} % ({origin}) is {side} the plausible band {band}"
     return f"{name} {fmt.sig(v * 100)} % ({origin}) is within the plausible band {band}"
-
-
-def _band_tolerance(config: Config) -> str:
-    low, high = config.band
-    return f"plausible band {fmt.sig(low * 100)}-{fmt.sig(high * 100)} %. {config.reasons.get('band', '')}".strip()
 
 
 class RelationRule(Rule):
@@ -634,7 +629,7 @@ class PhasesSum(Rule):
                 claimed = state.col(name)[rows]
                 sev = severity_of_ratio(claimed / values[rows], ok_tol, warn_tol)
                 frames.append(findings_frame(rows, cls.code, sev, name, claimed, values[rows]))
-        return pd.concat(frames, ignore_index=True) if frames else None
+        return concat_findings(frames)
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -683,7 +678,7 @@ class Outlier(Rule):
         over the rows, once per candidate quantity)."""
         if not state.relation_findings or state.initial is None or state.resolve is None:
             return None
-        rel = pd.concat(state.relation_findings, ignore_index=True)
+        rel = concat_findings(state.relation_findings)
         bad_rows = np.unique(rel.loc[rel["severity"] != "ok", "row"].to_numpy(dtype=int))
         if len(bad_rows) == 0:
             return None
@@ -808,7 +803,40 @@ class TpuSliceCores(Rule):
 # ---------------------------------------------------------------------------------------------------- bounds
 
 
-class MFUPlausible(Rule):
+class _Utilization(Rule):
+    """A utilization (MFU or HFU, the rule's ``quantity``), claimed or derived: at most 100 %, and within the
+    plausible band (:attr:`audit.config.Config.band`)."""
+
+    utilization = True
+
+    @classmethod
+    def tolerance_text(cls, config: Config) -> str | None:
+        low, high = config.band
+        return f"plausible band {fmt.sig(low * 100)}-{fmt.sig(high * 100)} %. {config.reasons.get('band', '')}".strip()
+
+    @classmethod
+    def _floor(cls, state: WorkState, rows: np.ndarray) -> np.ndarray:
+        """A value the utilization may not be below (NaN: none)."""
+        return np.full(len(rows), np.nan)
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        low, high = state.config.band
+        values = state.col(cls.quantity)
+        rows = np.flatnonzero(~np.isnan(values))
+        v = values[rows]
+        floor = cls._floor(state, rows)
+        below = ~np.isnan(floor) & (v < floor * (1 - _SLACK))
+        sev = np.where((v > 1) | below, "error", np.where((v < low) | (v > high), "warning", "ok"))
+        detail = np.where(below, "below-mfu", state.source[cls.quantity].to_numpy(dtype=object)[rows])
+        return findings_frame(rows, cls.code, sev, cls.quantity, v, np.where(below, floor, np.nan), detail=detail)
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        return _utilization_message(cls.quantity.upper(), result, f)
+
+
+class MFUPlausible(_Utilization):
     """Model FLOPs utilization is at most 100 % and usually within a plausible band (15-65 %).
 
     **What it checks.** The MFU, claimed or derived. Above 100 % is impossible (error): the claim asks for more
@@ -829,27 +857,9 @@ class MFUPlausible(Rule):
     name = "mfu-plausible"
     quantity = "mfu"
     formula = "0 < MFU ≤ 1; band 15 %-65 %"
-    utilization = True
-
-    @classmethod
-    def tolerance_text(cls, config: Config) -> str | None:
-        return _band_tolerance(config)
-
-    @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
-        low, high = state.config.band
-        mfu = state.col("mfu")
-        rows = np.flatnonzero(~np.isnan(mfu))
-        v = mfu[rows]
-        sev = np.where(v > 1, "error", np.where((v < low) | (v > high), "warning", "ok"))
-        return findings_frame(rows, cls.code, sev, "mfu", v, detail=state.source["mfu"].to_numpy(dtype=object)[rows])
-
-    @classmethod
-    def message(cls, result: "AuditResult", f: FindingRow) -> str:
-        return _utilization_message("MFU", result, f)
 
 
-class HFUPlausible(Rule):
+class HFUPlausible(_Utilization):
     """Hardware FLOPs utilization is at most 100 %, within the plausible band, and never below MFU.
 
     **What it checks.** A claimed HFU: above 100 % is impossible; outside 15-65 % a warning; below the MFU an
@@ -868,30 +878,17 @@ class HFUPlausible(Rule):
     name = "hfu-plausible"
     quantity = "hfu"
     formula = "MFU ≤ HFU ≤ 1; band 15 %-65 %"
-    utilization = True
 
     @classmethod
-    def tolerance_text(cls, config: Config) -> str | None:
-        return _band_tolerance(config)
-
-    @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
-        low, high = state.config.band
-        hfu = state.col("hfu")
-        rows = np.flatnonzero(~np.isnan(hfu))
-        v = hfu[rows]
-        m = state.col("mfu")[rows]
-        below = ~np.isnan(m) & (v < m * (1 - _SLACK))
-        sev = np.where((v > 1) | below, "error", np.where((v < low) | (v > high), "warning", "ok"))
-        detail = np.where(below, "below-mfu", state.source["hfu"].to_numpy(dtype=object)[rows])
-        return findings_frame(rows, cls.code, sev, "hfu", v, np.where(below, m, np.nan), detail=detail)
+    def _floor(cls, state: WorkState, rows: np.ndarray) -> np.ndarray:
+        return state.col("mfu")[rows]  # HFU counts recomputation on top of the model FLOPs: never below MFU
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
         if f["detail"] == "below-mfu":
             return (f"HFU {fmt.sig(float(f['claimed']) * 100)} % is below MFU {fmt.sig(float(f['expected']) * 100)} %: "
                     f"HFU counts recomputation on top of model FLOPs, so it cannot be lower")
-        return _utilization_message("HFU", result, f)
+        return super().message(result, f)
 
 
 class AchievedBelowPeak(Rule):
