@@ -170,6 +170,16 @@ def _config(tolerance: tuple[str, ...] = (), band: str | None = None, bytes_per_
     return config
 
 
+def _fail_on(value: str) -> str:
+    from audit.findings import fail_levels
+
+    try:
+        fail_levels(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--fail-on'") from None
+    return value
+
+
 class _LazyChoice(click.Choice):
     """A choice whose values come from the library when first needed (help or validation), so that starting
     the command line imports neither the renderers nor numpy."""
@@ -236,8 +246,10 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @click.option("-f", "--format", "fmt", type=_LazyChoice(_formats),
               default="text", show_default=True, help="Output format.")
 @click.option("-o", "--output", default=None, help="Write to this file ('-' or omitted: standard output).")
-@click.option("--fail-on", type=click.Choice(["warn", "fail", "never"]), default="fail", show_default=True,
-              help="Exit 1 when a claim reaches this status (invalid counts as fail).")
+@click.option("--fail-on", default="fail", show_default=True, metavar="LEVEL[,unchecked]",
+              callback=lambda _c, _p, v: _fail_on(v),
+              help="Exit 1 when a claim reaches this status: warn, fail or never (invalid counts as fail); "
+                   "add ',unchecked' to fail on claims where nothing could be checked.")
 @click.option("--findings", "findings_path", default=None,
               help="Also write one row per finding to this file (.csv or .parquet).")
 @click.option("--tolerance", multiple=True, metavar="CODE=OK:WARN",

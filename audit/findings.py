@@ -17,11 +17,22 @@ import pandas as pd
 SEVERITIES: tuple[str, ...] = ("ok", "info", "warning", "error")
 SEVERITY_RANK: dict[str, int] = {s: i for i, s in enumerate(SEVERITIES)}
 
-#: Statuses of a claim, best first: a claim is as bad as its worst finding; an unusable value makes it invalid.
-STATUSES: tuple[str, ...] = ("pass", "warn", "fail", "invalid")
-STATUS_RANK: dict[str, int] = {s: i for i, s in enumerate(STATUSES)}
-#: Statuses worst first, as reports list claims: invalid, fail, warn, pass.
-STATUSES_WORST_FIRST: tuple[str, ...] = tuple(reversed(STATUSES))
+#: Statuses of a claim, in the order counts are reported (the JSON summary's keys). A claim is as bad as its worst
+#: finding (``pass``: checked and consistent, ``warn``, ``fail``); an unusable value makes it ``invalid``; a claim
+#: on which nothing could be checked is ``unchecked``, never ``pass``.
+STATUSES: tuple[str, ...] = ("pass", "warn", "fail", "invalid", "unchecked")
+#: How much a status says, for combining a run with its phases: a run is as bad as its worst phase, and a run
+#: with nothing to check of its own is as good as its checked phases.
+STATUS_RANK: dict[str, int] = {"unchecked": 0, "pass": 1, "warn": 2, "fail": 3, "invalid": 4}
+#: Statuses as reports list claims, worst first; unchecked claims come before passing ones (they need a look).
+STATUSES_WORST_FIRST: tuple[str, ...] = ("invalid", "fail", "warn", "unchecked", "pass")
+#: What ``--fail-on`` may name: a status (and everything worse), ``unchecked``, or ``never``.
+FAIL_LEVELS: dict[str, frozenset[str]] = {
+    "warn": frozenset({"warn", "fail", "invalid"}),
+    "fail": frozenset({"fail", "invalid"}),
+    "unchecked": frozenset({"unchecked"}),
+    "never": frozenset(),
+}
 
 #: Columns of the findings table. ``detail`` is a short text (close matches, an invalid value's message, the
 #: origin of a utilization); ``candidates`` and ``implied`` are the outlier rule's suspects and the value the
@@ -83,15 +94,17 @@ def empty_findings() -> pd.DataFrame:
 
 
 def status_of(findings: pd.DataFrame, n: int) -> pd.Series:
-    """Each claim's status from its worst finding: error → fail, warning → warn, a V001 finding → invalid."""
-    status = np.full(n, "pass", dtype=object)
+    """Each claim's status from its worst finding: error → fail, warning → warn, a V001 finding → invalid, and
+    no finding at all (nothing could be checked) → unchecked."""
+    status = np.full(n, "unchecked", dtype=object)
     if len(findings):
         rank = findings["severity"].cat.codes.to_numpy()
         rows = findings["row"].to_numpy(dtype=int)
         worst = np.full(n, -1)
         np.maximum.at(worst, rows, rank)
         status = np.where(worst >= SEVERITY_RANK["error"], "fail",
-                          np.where(worst >= SEVERITY_RANK["warning"], "warn", "pass")).astype(object)
+                          np.where(worst >= SEVERITY_RANK["warning"], "warn",
+                                   np.where(worst >= 0, "pass", "unchecked"))).astype(object)
         status[rows[(findings["rule"] == "V001").to_numpy()]] = "invalid"
     return pd.Series(status, dtype=object)
 
@@ -100,14 +113,26 @@ def worst_status(status: pd.Series, other: pd.Series, into: np.ndarray) -> pd.Se
     """``status`` made at least as bad as ``other[i]`` at row ``into[i]`` (a run is as bad as its worst phase)."""
     worst = status.map(STATUS_RANK).to_numpy(dtype=int)
     np.maximum.at(worst, into, other.map(STATUS_RANK).to_numpy(dtype=int))
-    return pd.Series(np.array(STATUSES, dtype=object)[worst], dtype=object)
+    by_rank = np.empty(len(STATUS_RANK), dtype=object)
+    for name, rank in STATUS_RANK.items():
+        by_rank[rank] = name
+    return pd.Series(by_rank[worst], dtype=object)
+
+
+def fail_levels(fail_on: str) -> frozenset[str]:
+    """The statuses that fail a run, from ``--fail-on``: comma-separated names of :data:`FAIL_LEVELS`
+    (``fail``, ``warn``, ``never``, and ``unchecked`` to add claims on which nothing could be checked)."""
+    levels: set[str] = set()
+    for name in (part.strip() for part in fail_on.split(",")):
+        if name not in FAIL_LEVELS:
+            raise ValueError(f"unknown fail level {name!r} (one of {', '.join(FAIL_LEVELS)})")
+        levels |= FAIL_LEVELS[name]
+    return frozenset(levels)
 
 
 def exit_status(status: Sequence[str], fail_on: str) -> int:
-    """0 when no claim reaches the fail level, 1 when one does (``fail_on``: warn | fail | never)."""
-    if fail_on == "never":
-        return 0
-    levels = {"warn": {"warn", "fail", "invalid"}, "fail": {"fail", "invalid"}}[fail_on]
+    """0 when no claim reaches the fail level, 1 when one does (``fail_on``: see :func:`fail_levels`)."""
+    levels = fail_levels(fail_on)
     return 1 if any(s in levels for s in status) else 0
 
 

@@ -21,7 +21,7 @@ class AuditResult:
     - ``how``: the rule code (or note) that derived a value;
     - ``hardware``: catalog match per claim (accelerator id and name, precision used, assumed or not);
     - ``findings``: long table, columns :data:`audit.findings.FINDING_COLUMNS`;
-    - ``status``: ``pass`` | ``warn`` | ``fail`` | ``invalid`` per claim;
+    - ``status``: ``pass`` | ``warn`` | ``fail`` | ``invalid`` | ``unchecked`` per claim;
     - ``explanations``: long table of the known causes that fit each non-ok finding (:mod:`audit.explain`);
     - ``architecture``: FLOPs per token by every convention the claim's fields allow, and the one used;
     - ``phase_result`` and ``phase_parent``: a multi-phase run's phases, audited as claims, and the row of the

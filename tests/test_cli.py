@@ -182,7 +182,7 @@ def test_check_json_shape(cli_run):
     assert len(doc["claims"]) == 7
     for claim in doc["claims"]:
         assert {"id", "name", "status", "quantities", "findings"} <= set(claim)
-        assert claim["status"] in {"pass", "warn", "fail", "invalid"}
+        assert claim["status"] in {"pass", "warn", "fail", "invalid", "unchecked"}
         for name, q in claim["quantities"].items():
             assert {"value", "source"} <= set(q), name
             assert q["source"] in {"claimed", "derived", "catalog"}, (name, q["source"])
@@ -196,8 +196,9 @@ def test_check_json_shape(cli_run):
             assert isinstance(f["formula"], str) and f["formula"]
     s = doc["summary"]
     assert s["claims"] == 7
-    # published.json: 2 pass; doctored.json: 3 fail; bad_fields.json: 1 invalid + "fine" passes.
-    assert s["status"] == {"pass": 3, "warn": 0, "fail": 3, "invalid": 1}
+    # published.json: 2 pass; doctored.json: 3 fail; bad_fields.json: 1 invalid + "fine" (7B on 1T: nothing to
+    # check) unchecked.
+    assert s["status"] == {"pass": 2, "warn": 0, "fail": 3, "invalid": 1, "unchecked": 1}
     assert sum(s["status"].values()) == 7
 
 
@@ -302,6 +303,15 @@ def test_hardware_and_rules_commands(cli_run):
     assert rule["code"] == "C002" and rule["formula"] == "chip_hours = chips · 24 · days"
 
 
+def test_fail_on_unchecked(cli_run, tmp_path):
+    path = tmp_path / "nothing.json"
+    path.write_text('[{"id": "only-size", "params": "7B"}]')
+    assert cli_run("check", str(path)).exit_code == 0
+    assert cli_run("check", str(path), "--fail-on", "fail,unchecked").exit_code == 1
+    assert cli_run("check", str(path), "--fail-on", "unchecked").exit_code == 1
+    assert cli_run("check", PUBLISHED, "--fail-on", "fail,unchecked").exit_code == 0
+
+
 def test_version_and_help(cli_run):
     res = cli_run("--version")
     # The version is the installed distribution's (its metadata, not the code's own string).
@@ -309,7 +319,7 @@ def test_version_and_help(cli_run):
     assert res.stdout.strip() == f"train-audit, version {importlib.metadata.version('train-audit')}"
     res = cli_run("check", "--help")
     assert res.exit_code == 0 and "--fail-on" in res.stdout
-    assert re.search(r"^\s+--fail-on \[warn\|fail\|never\]", res.stdout, re.M), res.stdout
+    assert re.search(r"^\s+--fail-on LEVEL\[,unchecked\]", res.stdout, re.M), res.stdout
 
 
 def test_python_dash_m_audit_help():

@@ -111,7 +111,7 @@ def test_mfu_written_with_a_percent_sign_is_not_called_a_percentage_typo(doctore
 
 
 def test_doctored_claims_all_fail_and_nothing_else_in_the_file_passes(doctored):
-    assert doctored["summary"]["status"] == {"pass": 0, "warn": 0, "fail": 3, "invalid": 0}
+    assert doctored["summary"]["status"] == {"pass": 0, "warn": 0, "fail": 3, "invalid": 0, "unchecked": 0}
 
 
 # --------------------------------------------------------------------------------------- bundled corpus
@@ -142,7 +142,7 @@ def test_corpus_status_counts_add_up(corpus):
     counted = Counter(c["status"] for c in corpus["claims"])
     summary = corpus["summary"]
     assert summary["claims"] == len(corpus["claims"])
-    assert summary["status"] == {s: counted.get(s, 0) for s in ("pass", "warn", "fail", "invalid")}
+    assert summary["status"] == {s: counted.get(s, 0) for s in ("pass", "warn", "fail", "invalid", "unchecked")}
     assert sum(summary["status"].values()) == len(corpus["claims"])
     # Exactly the runs listed below pass and exactly the known five warn (see the next test for why).
     assert counted == {"pass": len(CORPUS_PASSING), "warn": len(CORPUS_WARNINGS)} == {"pass": 29, "warn": 5}

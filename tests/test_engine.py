@@ -29,7 +29,8 @@ def test_a_claim_with_only_params_gets_no_relation_check():
     claim = audit_one(params="7B")
     assert findings_of(claim, "C001") == []
     assert [f for f in claim["findings"] if f["rule"] in {r.code for r in relation_rules()}] == []
-    assert claim["status"] == "pass"
+    # Nothing could be checked: unchecked, never a pass (issue 9).
+    assert claim["findings"] == [] and claim["status"] == "unchecked"
     assert "compute_flops" not in claim["quantities"]
 
 
@@ -199,7 +200,7 @@ def test_status_invalid_beats_fail():
 def test_duplicate_id_is_a_warning_on_the_second_claim_only():
     doc = to_json(check_records([{"id": "same", "params": "7B"}, {"id": "same", "params": "13B"}]))
     first, second = doc["claims"]
-    assert findings_of(first, "V002") == [] and first["status"] == "pass"
+    assert findings_of(first, "V002") == [] and first["status"] == "unchecked"  # 7B alone: nothing to check
     assert one_finding(second, "V002")["severity"] == "warning" and second["status"] == "warn"
 
 

@@ -81,7 +81,7 @@ def _audit_and_render(raw) -> int:
     claims = normalize(raw)
     result = audit(claims)
     assert len(result) == len(claims) == len(raw.frame)
-    assert set(result.status) <= {"pass", "warn", "fail", "invalid"}
+    assert set(result.status) <= {"pass", "warn", "fail", "invalid", "unchecked"}
     # The JSON form is built (every finding described); written with allow_nan because an extra field may hold
     # an infinity (see test_output.py::test_json_report_of_an_infinite_extra_value, a known bug).
     doc = json.loads(json.dumps(to_json(result), allow_nan=True))
@@ -329,7 +329,8 @@ def test_a_consistent_claim_always_passes(claims):
     for row in range(len(claims)):
         status, found = verdicts(result, row)
         bad = {k for k in found if k[1] in ("warning", "error")}
-        assert status == "pass" and not bad, (claims[row], bad)
+        # Consistent: nothing flagged; pass when something was checked, unchecked when nothing could be.
+        assert status == ("pass" if found else "unchecked") and not bad, (claims[row], bad)
 
 
 def relations_involving(quantity: str) -> set[str]:
@@ -412,13 +413,15 @@ def rescaled(claim: dict, k: float) -> dict:
 
 def status_of(found: Counter) -> str:
     """A claim's status from its findings (README): ``invalid`` with a V001, else ``fail`` with an error,
-    ``warn`` with a warning, else ``pass`` (nothing worse than info)."""
+    ``warn`` with a warning, ``pass`` with nothing worse than info, and ``unchecked`` with no finding at all."""
     severities = {sev for _, sev in found}
     if any(rule == "V001" for rule, _ in found):
         return "invalid"
     if "error" in severities:
         return "fail"
-    return "warn" if "warning" in severities else "pass"
+    if "warning" in severities:
+        return "warn"
+    return "pass" if found else "unchecked"
 
 
 @fast(8)

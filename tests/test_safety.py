@@ -200,7 +200,7 @@ def test_deep_nesting_on_standard_input_and_in_json_lines(tmp_path):
     res = invoke("check", str(lines), "--format", "json")
     assert res.exit_code == 1
     claims = json.loads(res.stdout)["claims"]
-    assert [c["status"] for c in claims] == ["pass", "invalid"]
+    assert [c["status"] for c in claims] == ["unchecked", "invalid"]  # 7B on 140B tokens: nothing to check
 
 
 # ------------------------------------------------------------------------------ writing output files safely

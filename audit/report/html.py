@@ -51,7 +51,7 @@ STATUS_ORDER: dict[str, int] = {s: i for i, s in enumerate(STATUSES_WORST_FIRST)
 
 #: The glyph beside a status or severity word: the same shapes as the chart markers (survives greyscale).
 SYMBOLS: dict[str, str] = {"pass": "●", "ok": "●", "info": "●", "warn": "▲", "warning": "▲", "fail": "■",
-                           "error": "■", "invalid": "◆"}
+                           "error": "■", "invalid": "◆", "unchecked": "○"}
 
 _PROBLEM = ("warning", "error")
 
@@ -514,7 +514,7 @@ def context(result: AuditResult, title: str = "train-audit report") -> dict[str,
         "generated": _timestamp(),
         "n": n,
         "counts": [{"status": st, "symbol": SYMBOLS[st], "count": s["status"][st], "pct": _pct(s["status"][st], n)}
-                   for st in ("fail", "invalid", "warn", "pass")],
+                   for st in ("fail", "invalid", "warn", "unchecked", "pass")],
         "severities": [{"severity": sev, "symbol": SYMBOLS[sev], "count": s["findings"][sev]}
                        for sev in ("error", "warning", "info", "ok")],
         "worst": worst,
@@ -522,7 +522,7 @@ def context(result: AuditResult, title: str = "train-audit report") -> dict[str,
         "ratios": _ratio_rows(result) if n > 1 else [],
         "charts": _charts(result, anchors),
         "filter_status": [{"status": st, "symbol": SYMBOLS[st], "count": shown_status[st]}
-                          for st in ("fail", "invalid", "warn", "pass") if shown_status[st]],
+                          for st in ("fail", "invalid", "warn", "unchecked", "pass") if shown_status[st]],
         "filter_rules": filter_rules,
         "claims": claims,
         "table": table,

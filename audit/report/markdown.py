@@ -9,7 +9,7 @@ from audit.records import findings_by_row, summary
 from audit.report import Options, register
 from audit.result import AuditResult
 
-_ICON = {"pass": "✅", "warn": "⚠️", "fail": "❌", "invalid": "⛔"}
+_ICON = {"pass": "✅", "warn": "⚠️", "fail": "❌", "invalid": "⛔", "unchecked": "❔"}
 
 
 def _cell(text: object) -> str:

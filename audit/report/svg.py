@@ -46,7 +46,8 @@ MARKERS: dict[str, tuple[str, str]] = {
     "invalid": ("diamond", OKABE_ITO["reddish_purple"]),
 }
 
-STATUS_SEVERITY: dict[str, str] = {"pass": "ok", "warn": "warning", "fail": "error", "invalid": "invalid"}
+STATUS_SEVERITY: dict[str, str] = {"pass": "ok", "warn": "warning", "fail": "error", "invalid": "invalid",
+                                   "unchecked": "info"}
 
 #: What a severity means, for legends and tooltips.
 SEVERITY_WORDS: dict[str, str] = {"ok": "ok", "info": "info", "warning": "warning", "error": "error",

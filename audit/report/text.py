@@ -15,7 +15,7 @@ from audit.rules import RULES
 
 Style = Callable[[str, str], str]
 
-_STATUS_COLOR = {"pass": "green", "warn": "yellow", "fail": "red", "invalid": "magenta"}
+_STATUS_COLOR = {"pass": "green", "warn": "yellow", "fail": "red", "invalid": "magenta", "unchecked": "cyan"}
 _SEVERITY_COLOR = {"ok": "green", "info": "blue", "warning": "yellow", "error": "red"}
 
 
