@@ -23,10 +23,12 @@ from audit.result import AuditResult
 from audit.state import Prefill
 
 
-def check(paths: Sequence[str] = (), config: Config | None = None, stdin: io.BufferedReader | None = None
-          ) -> AuditResult:
-    """Audit claim files (no paths: the bundled corpus of published runs)."""
-    return audit_claims(load(paths, stdin), config)
+def check(paths: Sequence[str] = (), config: Config | None = None, stdin: io.BufferedReader | None = None,
+          sheet: str | None = None) -> AuditResult:
+    """Audit claim files (no paths: the bundled corpus of published runs). ``sheet``: the sheet of .xlsx input to
+    read (a name, or a number from 1; default the first). How each file was read (columns not understood, notes)
+    is in ``result.claims.unread_columns`` and ``result.claims.notes``."""
+    return audit_claims(load(paths, stdin, sheet=sheet), config)
 
 
 def check_records(records: list[dict[str, Any]], config: Config | None = None) -> AuditResult:

@@ -2,7 +2,13 @@
 
 Lookup is by exact match of a normalized name (lowercase, vendor words and punctuation removed) against the
 names, ids and aliases in the data file. There is no substring matching and no fallback: ``H1000`` is not an
-``H100``, and an unknown name yields ``None`` plus close matches for the finding that reports it.
+``H100``, and an unknown name yields ``None`` plus close matches *of the same family* for the finding that reports
+it (a ``GTX 1070`` may suggest a ``GTX 1080 Ti``, never an ``H100``).
+
+A cell naming several accelerators (``"NVIDIA A100,NVIDIA V100"``, Epoch AI's way of writing a mixed cluster) is a
+*mix*: :meth:`Catalog.lookup_mix` splits it and resolves each part, and :func:`mix_peak` gives the peak a check may
+use (the chip-count-weighted mean when the counts are known, as the EU AI Act GPAI guidance averages it; without
+counts only a peak that every part shares).
 """
 
 from __future__ import annotations
@@ -17,7 +23,8 @@ import pandas as pd
 from audit.resources import data_path
 
 #: Words dropped before matching: vendor and brand words people add or omit freely.
-_VENDOR_WORDS = re.compile(r"\b(nvidia|amd|radeon|google|intel|aws|amazon|tesla|instinct|geforce|habana|cloud|the)\b")
+_VENDOR_WORDS = re.compile(
+    r"\b(nvidia|amd|radeon|google|intel|aws|amazon|tesla|instinct|geforce|habana|huawei|cloud|the)\b")
 _PARENS = re.compile(r"\([^)]*\)")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 
@@ -28,6 +35,31 @@ PRECISION_COLUMNS: dict[str, str] = {
     "fp16": "fp16_tflops",
     "fp8": "fp8_tflops",
 }
+
+#: A report that says only "16-bit" or "mixed precision" ran its matrix products in the part's 16-bit tensor format:
+#: bf16 where the part has it (TPUs have nothing else), else fp16 (V100, T4, P100). Where a part has both, the
+#: datasheets give them the same dense rate.
+SIXTEEN_BIT = "16bit"
+
+
+class _Peaks(dict):
+    """Dense peaks by precision (TFLOP/s). Indexing with ``'16bit'`` gives the part's 16-bit tensor peak (bf16 where
+    it has one, else fp16) without listing it: ``'16bit' in peaks`` stays False, and iteration shows the datasheet's
+    columns only."""
+
+    def __missing__(self, key: str) -> float:
+        if key == SIXTEEN_BIT:
+            for column in ("bf16", "fp16"):
+                if column in self:
+                    return self[column]
+        raise KeyError(key)
+
+
+#: Separators between the parts of a cell listing several accelerators (outside parentheses).
+_MIX_SEPARATOR = re.compile(r"[,;+&]|\band\b", re.I)
+
+#: The leading letters of a normalized name: its product series (``h`` for H100/H800, ``gtx``, ``tpuv``, ``mi``).
+_SERIES = re.compile(r"^[a-z]+")
 
 
 def normalize_name(name: str) -> str:
@@ -67,10 +99,18 @@ class Accelerator:
     source_tdp: str
     confidence: str
     notes: str
+    family: str = ""
+
+    def resolve_precision(self, precision: str | None) -> str | None:
+        """The catalog column a precision refers to on this part: ``'16bit'`` is bf16 where the part has it, else
+        fp16 (None when it has neither); any other precision is itself."""
+        if precision == SIXTEEN_BIT:
+            return "bf16" if "bf16" in self.peaks_tflops else "fp16" if "fp16" in self.peaks_tflops else None
+        return precision
 
     def peak_flops(self, precision: str) -> float | None:
         """Dense peak FLOP/s for ``precision``, or None when the datasheet gives none."""
-        value = self.peaks_tflops.get(precision)
+        value = self.peaks_tflops.get(self.resolve_precision(precision))
         return None if value is None else value * 1e12
 
 
@@ -100,7 +140,7 @@ class Catalog:
             value = row.get(col)
             return float(value) if pd.notna(value) and str(value).strip() != "" else float("nan")
 
-        peaks = {p: num(c) for p, c in PRECISION_COLUMNS.items() if not pd.isna(num(c))}
+        peaks = _Peaks({p: num(c) for p, c in PRECISION_COLUMNS.items() if not pd.isna(num(c))})
         return Accelerator(
             id=str(row["id"]),
             name=str(row["name"]),
@@ -116,6 +156,7 @@ class Catalog:
             source_tdp=str(row.get("source_tdp") or ""),
             confidence=str(row.get("confidence") or ""),
             notes=str(row.get("notes") or ""),
+            family=str(row.get("family") or ""),
         )
 
     def __len__(self) -> int:
@@ -135,9 +176,25 @@ class Catalog:
         return None
 
     def close_matches(self, name: str, n: int = 3) -> list[str]:
-        """Display names of the catalog entries closest to ``name`` (for an 'unknown accelerator' finding)."""
+        """Display names of the catalog entries closest to ``name`` *of the same family* (for an 'unknown
+        accelerator' finding); empty when no catalog family shares its series.
+
+        The family of an unknown name is that of the catalog names in the same product series, the letters its
+        normalized form starts with (``h`` in ``H1000``: H100, H800, H200; ``gtx`` in ``GTX 1070``; ``mi`` in
+        ``MI400``). ``GTX 1080 Ti`` never suggests an H100, and a name whose series no catalog row shares
+        (``Graphcore IPU``, ``CPU``, a bare ``3090``) gets no suggestion.
+        """
         key = normalize_name(name)
-        keys = difflib.get_close_matches(key, list(self._index), n=n * 4, cutoff=0.5)
+        series = _series(key)
+        families = self._series_families().get(series, frozenset())
+        if not families:
+            return []
+        candidates = [k for k, i in self._index.items() if self._rows[i].family in families]
+        # Names of the same series first (GTX 1070: the GTX cards), then the rest of the family (P40: P100, then
+        # the Quadro P600).
+        same_series = [k for k in candidates if _series(k) == series]
+        keys = difflib.get_close_matches(key, same_series, n=n * 4, cutoff=0.5)
+        keys += [k for k in difflib.get_close_matches(key, candidates, n=n * 4, cutoff=0.5) if k not in keys]
         seen: list[str] = []
         for k in keys:
             display = self._rows[self._index[k]].name
@@ -145,12 +202,121 @@ class Catalog:
                 seen.append(display)
         return seen[:n]
 
+    def _series_families(self) -> dict[str, frozenset[str]]:
+        """Product series (leading letters of a normalized name) -> the families of the rows named so."""
+        cached = self.__dict__.get("_families_by_series")
+        if cached is None:
+            found: dict[str, set[str]] = {}
+            for k, i in self._index.items():
+                family = self._rows[i].family
+                if family and _series(k):
+                    found.setdefault(_series(k), set()).add(family)
+            cached = self.__dict__["_families_by_series"] = {s: frozenset(f) for s, f in found.items()}
+        return cached
+
+    # ------------------------------------------------------------------------------------------ mixes
+
+    def resolve_mix(self, text: str | None) -> list[tuple[str, Accelerator | None]] | None:
+        """Each part of a cell listing several accelerators with its catalog row (None when unknown), in order;
+        None when the text is not such a list (one name, known or not, or a name the catalog knows whole).
+
+        ``"NVIDIA A100,NVIDIA V100"`` -> ``[("NVIDIA A100", <a100>), ("NVIDIA V100", <v100>)]``. Parts are
+        separated by ``,`` ``;`` ``+`` ``&`` or the word ``and``, outside parentheses (a name such as
+        ``B300 (Blackwell Ultra, HGX)`` is one part).
+        """
+        if text is None or self.lookup(text) is not None:
+            return None
+        parts = split_mix(text)
+        if len(parts) < 2:
+            return None
+        return [(part, self.lookup(part)) for part in parts]
+
+    def lookup_mix(self, text: str | None) -> list[Accelerator] | None:
+        """The accelerators of a cell that lists several, in order and without repeats; None when the text is not
+        such a list (use :meth:`lookup`) or when one of its parts is unknown (:meth:`resolve_mix` says which).
+
+        A list of one means the cell named the same accelerator several times (``"A100, NVIDIA A100"``).
+        """
+        resolved = self.resolve_mix(text)
+        if resolved is None or any(accel is None for _, accel in resolved):
+            return None
+        unique: list[Accelerator] = []
+        for _, accel in resolved:
+            if accel is not None and all(accel.id != u.id for u in unique):
+                unique.append(accel)
+        return unique
+
     def by_id(self, accel_id: str) -> Accelerator:
         """The row with this id (KeyError if absent)."""
         by_id = self.__dict__.get("_by_id")
         if by_id is None:
             by_id = self.__dict__["_by_id"] = {row.id: row for row in self._rows}
         return by_id[accel_id]
+
+
+def _series(key: str) -> str:
+    """The product series of a normalized name: its leading letters (``'gtx'`` for ``'gtx1080ti'``)."""
+    m = _SERIES.match(key)
+    return m.group(0) if m else ""
+
+
+def split_mix(text: str) -> list[str]:
+    """The parts of a cell that may list several accelerators, split outside parentheses, in order.
+
+    Separators are ``,`` ``;`` ``+`` ``&`` and the word ``and``; ``/`` is not one (``MI250X / MI250`` is ROCm's
+    name of one device).
+
+    ``"Google TPU v3, Google TPU v4"`` -> ``["Google TPU v3", "Google TPU v4"]``; a single name gives itself.
+    """
+    text = str(text)
+    # The text with everything inside parentheses blanked out, so that only separators outside them are found.
+    masked, depth = [], 0
+    for ch in text:
+        depth += ch == "("
+        masked.append(ch if depth == 0 else "_")
+        depth = max(0, depth - (ch == ")"))
+    parts, start = [], 0
+    for m in _MIX_SEPARATOR.finditer("".join(masked)):
+        parts.append(text[start:m.start()])
+        start = m.end()
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def mix_peak(accelerators: list[Accelerator], precision: str | None = None,
+             counts: list[float] | None = None) -> float | None:
+    """The peak FLOP/s per chip a check may use for a mix, or None when it cannot be known.
+
+    Each part's dense peak is taken at ``precision`` (its own usual precision when None). With ``counts`` (chips
+    of each part, same order) the peak is the count-weighted mean, the way the EU AI Act GPAI guidance averages
+    a mixed cluster; without them only a peak every part shares is usable (``A100 40GB, A100 80GB``); parts with
+    different peaks give None: the mix's peak cannot be checked. A part without a peak at that precision gives None.
+    """
+    if not accelerators:
+        return None
+    peaks = [a.peak_flops(precision or a.default_precision) for a in accelerators]
+    if any(p is None for p in peaks):
+        return None
+    if counts is not None:
+        if len(counts) != len(peaks) or any(not (c > 0) for c in counts):
+            return None
+        return sum(c * p for c, p in zip(counts, peaks)) / sum(counts)
+    first = peaks[0]
+    return first if all(abs(p - first) <= 1e-9 * first for p in peaks) else None
+
+
+def mix_memory_gb(accelerators: list[Accelerator], counts: list[float] | None = None) -> float | None:
+    """Memory per chip for a mix: the count-weighted mean with counts, else the value every part shares, else None."""
+    if not accelerators:
+        return None
+    mems = [a.memory_gb for a in accelerators]
+    if any(m != m for m in mems):  # NaN: a part with no memory figure
+        return None
+    if counts is not None:
+        if len(counts) != len(mems) or any(not (c > 0) for c in counts):
+            return None
+        return sum(c * m for c, m in zip(counts, mems)) / sum(counts)
+    return mems[0] if all(m == mems[0] for m in mems) else None
 
 
 @lru_cache(maxsize=1)

@@ -5,7 +5,9 @@ Exit codes: 0 no claim reaches the fail level; 1 one does; 2 unusable input or a
 
 from __future__ import annotations
 
+import math
 import os
+import signal
 import sys
 import tempfile
 import traceback
@@ -19,6 +21,16 @@ from audit import __version__
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 #: Interrupted (Ctrl-C): 128 + SIGINT, as shells report it; never 0 or 1, which are verdicts.
 EXIT_INTERRUPTED = 130
+#: Terminated (SIGTERM, as a job runner or ``timeout`` sends): 128 + SIGTERM.
+EXIT_TERMINATED = 143
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like an interrupt: a write in progress removes its temporary file, nothing is half-done."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise Terminated()
 
 
 def _silence_stdout() -> None:
@@ -56,13 +68,42 @@ def write_output(data: str | bytes, output: str | None, inputs: tuple[str, ...] 
     flushed to disk, then renamed into place, so an interrupted run never leaves half a report and a failed one
     leaves the previous file as it was. Refuses to overwrite an input."""
     if output in (None, "-"):
-        if isinstance(data, bytes):
-            sys.stdout.buffer.write(data)
-            sys.stdout.buffer.flush()
-        else:
-            click.echo(data, nl=False)
+        _write_stdout(data)
         return
     _check_target(output, "-o", inputs)
+    try:
+        _write_file(data, output)
+    except OSError as exc:  # no space left, permission denied, a read-only file system, ...
+        from audit.reading.paths import os_error
+
+        raise AuditUsageError(f"cannot write {output}: {os_error(exc)}") from None
+
+
+def _write_stdout(data: str | bytes) -> None:
+    """The report on standard output; a closed or failing standard output is an error (exit 2), never a silent
+    loss of the report with exit 0. A reader that went away (a broken pipe) ends the run quietly."""
+    stream = sys.stdout
+    if stream is None:
+        raise AuditUsageError("cannot write the report: standard output is closed")
+    try:
+        if isinstance(data, bytes):
+            stream.buffer.write(data)
+            stream.buffer.flush()
+        else:
+            click.echo(data, nl=False)
+            stream.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        from audit.reading.paths import os_error
+
+        _silence_stdout()
+        raise AuditUsageError(f"cannot write the report to standard output: {os_error(exc)}") from None
+    except ValueError:  # the stream was closed
+        raise AuditUsageError("cannot write the report: standard output is closed") from None
+
+
+def _write_file(data: str | bytes, output: str) -> None:
     target = Path(output)
     if target.exists() and not target.is_file():
         # /dev/null, a named pipe, /dev/stdout: written in place. Renaming a file over them would replace the
@@ -108,7 +149,7 @@ def _check_target(output: str, option: str, inputs: tuple[str, ...] | list[str])
         if p != "-" and _same_file(p, output):
             raise AuditUsageError(f"{option} {output} is one of the inputs; refusing to overwrite it")
     target = Path(output)
-    if target.is_dir():
+    if target.is_dir() or output.endswith(("/", os.sep)):
         raise AuditUsageError(f"{option} {output} is a folder; give a file name")
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():
@@ -142,6 +183,29 @@ def _parse_tolerances(values: tuple[str, ...]) -> dict[str, tuple[float, float]]
     return out
 
 
+def _parse_band(band: str) -> tuple[float, float]:
+    """``LOW:HIGH`` as fractions (``0.15:0.65``) or percentages (``15:65``, ``15%:65%``), both the same way: a
+    band that mixes them (``0.15:65``) is refused, saying how each side was read."""
+    try:
+        texts = [x.strip() for x in band.split(":", 1)]
+        if len(texts) != 2:
+            raise ValueError
+        numbers = [float(t.rstrip("%").strip()) for t in texts]
+    except ValueError:
+        raise AuditUsageError(f"--band {band!r}: expected LOW:HIGH, e.g. 0.15:0.65 or 15:65") from None
+    if not all(math.isfinite(x) for x in numbers):
+        raise AuditUsageError(f"--band {band!r}: LOW and HIGH must be finite numbers, e.g. 0.15:0.65")
+    percent = [t.endswith("%") or x > 1 for t, x in zip(texts, numbers)]
+    if percent[0] != percent[1]:
+        said = " and ".join(f"{t} as {'a percentage' if p else 'a fraction'}" for t, p in zip(texts, percent))
+        raise AuditUsageError(f"--band {band!r}: read {said}; write both as fractions (0.15:0.65) or both as "
+                              f"percentages (15:65)")
+    low, high = (x / 100 for x in numbers) if percent[0] else numbers
+    if not 0 <= low < high <= 1:
+        raise AuditUsageError(f"--band {band!r}: need 0 <= LOW < HIGH <= 1 (or 0 <= LOW < HIGH <= 100 %)")
+    return low, high
+
+
 def _config(tolerance: tuple[str, ...] = (), band: str | None = None, bytes_per_param: float | None = None,
             convention: str = "auto", causal_halving: bool = False):
     from audit.config import Config
@@ -154,18 +218,10 @@ def _config(tolerance: tuple[str, ...] = (), band: str | None = None, bytes_per_
             raise AuditUsageError(f"--tolerance: {code} is not a relation rule ({', '.join(config.tolerances)})")
         config.tolerances[code] = pair
     if band:
-        try:
-            low, high = (float(x.strip().rstrip("%")) for x in band.split(":", 1))
-        except ValueError:
-            raise AuditUsageError(f"--band {band!r}: expected LOW:HIGH, e.g. 0.15:0.65") from None
-        if low > 1 or high > 1:
-            low, high = low / 100, high / 100
-        if not 0 <= low < high <= 1:
-            raise AuditUsageError(f"--band {band!r}: need 0 <= LOW < HIGH <= 1")
-        config.band = (low, high)
+        config.band = _parse_band(band)
     if bytes_per_param is not None:
-        if bytes_per_param <= 0:
-            raise AuditUsageError("--bytes-per-param must be positive")
+        if not math.isfinite(bytes_per_param) or bytes_per_param <= 0:
+            raise AuditUsageError(f"--bytes-per-param {bytes_per_param!r}: need a positive number, e.g. 16")
         config.bytes_per_param = bytes_per_param
     return config
 
@@ -215,6 +271,9 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except Terminated:
+            click.echo("train-audit: terminated", err=True)
+            ctx.exit(EXIT_TERMINATED)
         except KeyboardInterrupt:
             # Not exit 1 ("a claim failed") as click would make it: an interrupted run has no verdict.
             click.echo("train-audit: interrupted", err=True)
@@ -239,6 +298,12 @@ class _Group(click.Group):
 def cli(ctx: click.Context, debug: bool) -> None:
     """Check the arithmetic of ML training reports: parameters, tokens, FLOPs, accelerators, GPU-hours, MFU."""
     ctx.obj = {"debug": debug}
+    # SIGTERM is an interrupt: a report being written is removed, not left half-done as a temporary file.
+    try:
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    except (ValueError, OSError):  # not the main thread (an embedding application): leave its handler alone
+        return
+    ctx.call_on_close(lambda: signal.signal(signal.SIGTERM, previous))
 
 
 @cli.command()
@@ -262,9 +327,11 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @click.option("--causal-halving", is_flag=True, help="Halve the attention FLOPs for causal masking.")
 @click.option("-v", "--verbose", is_flag=True, help="Text output: show passing checks too.")
 @click.option("--title", default="train-audit report", show_default=True, help="Title of the HTML/Markdown report.")
+@click.option("--sheet", default=None, metavar="NAME|N",
+              help="The sheet of .xlsx input to read (a name, or a number from 1; default the first).")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, findings_path: str | None,
           tolerance: tuple[str, ...], band: str | None, bytes_per_param: float | None, convention: str,
-          causal_halving: bool, verbose: bool, title: str) -> None:
+          causal_halving: bool, verbose: bool, title: str, sheet: str | None) -> None:
     """Audit claims in PATHS (JSON, JSON Lines, CSV, Parquet, XLSX; '-' reads JSON from stdin).
 
     With no PATHS, audits the bundled corpus of published training runs.
@@ -277,12 +344,13 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     inputs = list(paths) if paths else [str(bundled_corpus_path())]
     _check_targets(output, findings_path, inputs)
     try:
-        result = run_check(paths, config)
+        result = run_check(paths, config, sheet=sheet)
     except LoadError as exc:
         if click.get_current_context().find_root().obj.get("debug"):
             traceback.print_exc()
         raise AuditUsageError(str(exc)) from None
-    data = _render(result, fmt, title, verbose, output)
+    _say_how_it_was_read(result.claims)
+    data = _render(result, fmt, _printable(title), verbose, output)
     findings_data = None
     if findings_path:
         from audit.report import table
@@ -292,6 +360,33 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     if findings_data is not None:
         write_output(findings_data, findings_path, tuple(inputs))
     sys.exit(exit_status(result.status.tolist(), fail_on))
+
+
+#: Unread columns named per file on stderr; the rest are counted (all are in ``Claims.unread_columns``).
+_MAX_UNREAD_SHOWN = 20
+
+
+def _printable(text: str) -> str:
+    """Command-line text that can be written out (an argument that is not UTF-8 arrives with lone surrogates)."""
+    from audit.reading.common import printable
+
+    return printable(text)
+
+
+def _say_how_it_was_read(claims: Any) -> None:
+    """Notes about how each input was read, and the columns not read (once per file, with a did-you-mean), on
+    standard error: a column the tool did not understand is never dropped without a word."""
+    for file, message in claims.notes:
+        click.echo(f"train-audit: note: {file}: {message}", err=True)
+    by_file: dict[str, list[tuple[str, str | None]]] = {}
+    for file, column, hint in claims.unread_columns:
+        by_file.setdefault(file, []).append((column, hint))
+    for file, columns in by_file.items():
+        shown = [f"{c!r} (did you mean {h}?)" if h else repr(c) for c, h in columns[:_MAX_UNREAD_SHOWN]]
+        more = f" and {len(columns) - _MAX_UNREAD_SHOWN:,} more" if len(columns) > _MAX_UNREAD_SHOWN else ""
+        what = "column is" if len(columns) == 1 else "columns are"
+        click.echo(f"train-audit: warning: {file}: {len(columns):,} {what} not read (kept as extra fields): "
+                   f"{', '.join(shown)}{more}", err=True)
 
 
 def _render(result: Any, fmt: str, title: str, verbose: bool, output: str | None) -> str | bytes:

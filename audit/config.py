@@ -29,15 +29,26 @@ class Config:
     """Tolerances and constants of one audit (defaults in ``audit/data/thresholds.json``, each with its reason)."""
 
     tolerances: dict[str, tuple[float, float]]
+    #: The plausible band of a utilization (outside it: info) and, above it, the ceiling beyond which a
+    #: utilization is a warning (above 100 %: an error).
     band: tuple[float, float]
     bytes_per_param: float
     tokens_per_param_optimal: float
     reasons: dict[str, str] = field(default_factory=dict)
+    #: Training-state bytes per frozen parameter of an adapter fine-tune (LoRA): the weights alone.
+    frozen_bytes_per_param: float = 2.0
+    #: The same for QLoRA, whose frozen weights are stored in 4 bits.
+    frozen_bytes_per_param_qlora: float = 0.5
     #: FLOPs-per-token convention for architecture claims: auto (the most complete the fields allow), or one
     #: of :data:`audit.flops.CONVENTIONS`.
     convention: str = "auto"
     #: Halve the attention score/value FLOPs for causal masking (some codebases do; PaLM and Megatron do not).
     causal_halving: bool = False
+    #: Utilization above which a value is a warning (measured matmul ceilings).
+    ceiling: float = 0.8
+    #: Wider (ok, warning) factors on the goodput side of a relation: a stated steady-state MFU above the
+    #: end-to-end one (C003, C016).
+    goodput: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     @classmethod
     def default(cls) -> "Config":
@@ -45,15 +56,24 @@ class Config:
         data = thresholds()
         tol = {code: (float(v["ok"]), float(v["warn"])) for code, v in data["relations"].items()}
         reasons = {code: v["why"] for code, v in data["relations"].items()}
+        goodput = {code: (float(v["goodput_ok"]), float(v["goodput_warn"])) for code, v in data["relations"].items()
+                   if "goodput_ok" in v}
+        reasons.update({f"{code}-goodput": v["goodput_why"] for code, v in data["relations"].items()
+                        if "goodput_why" in v})
         reasons["band"] = data["utilization_band"]["why"]
         reasons["bytes_per_param"] = data["bytes_per_param"]["why"]
         reasons["tokens_per_param_optimal"] = data["tokens_per_param_optimal"]["why"]
+        reasons["frozen_bytes_per_param"] = data["frozen_bytes_per_param"]["why"]
         return cls(
             tolerances=tol,
             band=(float(data["utilization_band"]["low"]), float(data["utilization_band"]["high"])),
+            ceiling=float(data["utilization_band"]["ceiling"]),
+            goodput=goodput,
             bytes_per_param=float(data["bytes_per_param"]["value"]),
             tokens_per_param_optimal=float(data["tokens_per_param_optimal"]["value"]),
             reasons=reasons,
+            frozen_bytes_per_param=float(data["frozen_bytes_per_param"]["value"]),
+            frozen_bytes_per_param_qlora=float(data["frozen_bytes_per_param"]["qlora"]),
         )
 
     def tolerance(self, code: str) -> tuple[float, float]:

@@ -21,18 +21,19 @@ import numpy as np
 import pandas as pd
 
 from audit import flops as F
-from audit.catalog import Catalog, load_catalog
+from audit.catalog import Catalog, load_catalog, mix_memory_gb, mix_peak
 from audit.claims import Claims
 from audit.columns import map_unique
 from audit.config import Config
 from audit.findings import FINDING_COLUMNS, SEVERITIES, concat_findings, findings_frame
-from audit.quantities import GATED_MLP, INPUT_QUANTITIES, RECOMPUTE_ALIASES
-from audit.rules import RelationRule, relation_rules, rules_of_stage, severity_of_ratio
+from audit.quantities import ADAPTER_METHODS, GATED_MLP, INPUT_QUANTITIES, RECOMPUTE_ALIASES
+from audit.rules import RULES, RelationRule, relation_rules, rules_of_stage, severity_of_ratio
+from audit.significance import log_half_widths
 from audit.state import Prefill, WorkState, effective_params, refresh_effective
 
 #: Quantities the engine works with: the inputs, internal helpers and the derived-only ones.
 WORK_COLUMNS: tuple[str, ...] = (*INPUT_QUANTITIES, "n_eff", "catalog_peak", "memory_per_chip", "flops_per_token",
-                                 "recompute_factor", "tokens_per_param", "min_chips_memory")
+                                 "recompute_factor", "tokens_per_param", "training_state_bytes", "min_chips_memory")
 
 #: Quantities that only ever come from the catalog or the architecture (never solved for).
 CATALOG_ONLY: frozenset[str] = frozenset({"catalog_peak", "memory_per_chip", "flops_per_token", "recompute_factor"})
@@ -62,59 +63,94 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
     """Match each claim's hardware text against the catalog, once per distinct text."""
     info = claims.info
 
-    def match(text: str | None) -> tuple[Any, float]:
+    def match(text: str | None) -> tuple[Any, float, tuple[str, ...] | None, tuple[str, ...]]:
+        """(accelerator, TPU slice cores, the ids of a mix, the parts of a list that are unknown)."""
         if text is None or not str(text).strip():
-            return None, np.nan
+            return None, np.nan, None, ()
         hit = catalog.lookup(text)
         if hit is not None:
-            return hit, np.nan
+            return hit, np.nan, None, ()
         m = _TPU_SLICE.match(str(text))
         if m:
             gen = m.group(1).lower()
             gen = "v5e" if gen == "v5litepod" else gen
             hit = catalog.lookup(f"TPU {gen}")
             if hit is not None:
-                return hit, float(m.group(2))
-        return None, np.nan
+                return hit, float(m.group(2)), None, ()
+        parts = catalog.resolve_mix(text)  # a cell listing several accelerators
+        if parts:
+            unknown = tuple(part for part, accel in parts if accel is None)
+            if unknown:
+                return None, np.nan, None, unknown
+            ids = tuple(dict.fromkeys(accel.id for _, accel in parts if accel is not None))
+            if len(ids) == 1:
+                return catalog.by_id(ids[0]), np.nan, None, ()
+            return None, np.nan, ids, ()
+        return None, np.nan, None, ()
 
-    pairs_hw = map_unique(info["hardware"], match)
-    matched = pairs_hw.map(lambda p: p[0] if p is not None else None)
-    slice_cores = pairs_hw.map(lambda p: p[1] if p is not None else np.nan).astype(float)
+    found = map_unique(info["hardware"], match)
+    matched = found.map(lambda p: p[0])
+    slice_cores = found.map(lambda p: p[1]).astype(float)
+    mix = found.map(lambda p: p[2])
     accel_id = matched.map(lambda a: None if a is None else a.id)
     hw = pd.DataFrame({
         "hardware_text": info["hardware"],
         "accelerator": accel_id,
         "accelerator_name": matched.map(lambda a: None if a is None else a.name),
+        "mix": mix,
+        "unknown_parts": found.map(lambda p: p[3]),
     })
+    mix_name = mix.map(lambda ids: None if ids is None else " + ".join(catalog.by_id(i).name for i in ids))
+    hw["accelerator_name"] = hw["accelerator_name"].where(mix.isna(), mix_name)
     stated = info["precision"]
-    default = matched.map(lambda a: None if a is None else a.default_precision)
+
+    def default_precision(key: tuple[Any, Any]) -> str | None:
+        accel, ids = key if key is not None else (None, None)
+        if accel is not None:
+            return accel.default_precision
+        usual = {catalog.by_id(i).default_precision for i in ids or ()}
+        return usual.pop() if len(usual) == 1 else None  # a mix assumes only what all its parts share
+
+    default = map_unique(pd.Series(list(zip(matched, mix)), index=info.index), default_precision)
     hw["precision"] = stated.where(stated.notna(), default)
     hw["precision_assumed"] = stated.isna() & default.notna()
-    pairs = pd.Series(list(zip(accel_id, hw["precision"])), index=info.index)
+    keys = pd.Series(list(zip(accel_id, mix, hw["precision"])), index=info.index)
 
-    def peak_of(pair: tuple[str | None, str | None]) -> float:
-        aid, prec = pair if pair is not None else (None, None)
-        if aid is None or prec is None:
-            return np.nan
-        value = catalog.by_id(aid).peak_flops(prec)
+    def peak_of(key: tuple[str | None, tuple[str, ...] | None, str | None]) -> float:
+        aid, ids, prec = key if key is not None else (None, None, None)
+        if aid is not None and prec is not None:
+            value = catalog.by_id(aid).peak_flops(prec)
+        elif ids is not None:  # a mix: the peak its parts share, else unknown (no chips per part)
+            value = mix_peak([catalog.by_id(i) for i in ids], prec)
+        else:
+            value = None
         return np.nan if value is None else value
 
-    hw["catalog_peak"] = map_unique(pairs, peak_of).astype(float)
-    hw["memory_per_chip"] = map_unique(
-        accel_id, lambda aid: np.nan if aid is None else catalog.by_id(aid).memory_gb * 1e9).astype(float)
+    def memory_of(key: tuple[str | None, tuple[str, ...] | None]) -> float:
+        aid, ids = key if key is not None else (None, None)
+        if aid is not None:
+            return catalog.by_id(aid).memory_gb * 1e9
+        value = mix_memory_gb([catalog.by_id(i) for i in ids]) if ids is not None else None
+        return np.nan if value is None else value * 1e9
+
+    hw["catalog_peak"] = map_unique(keys, peak_of).astype(float)
+    hw["memory_per_chip"] = map_unique(pd.Series(list(zip(accel_id, mix)), index=info.index), memory_of).astype(float)
     hw["slice_cores"] = slice_cores.to_numpy()
     gen = hw["accelerator"].map(lambda aid: None if aid is None else aid.replace("tpu-", "").split("-")[0])
     hw["cores_per_chip"] = gen.map(lambda g: _TPU_CORES_PER_CHIP.get(g, np.nan) if g else np.nan).astype(float)
 
     # What the hardware makes possible, for the causes that only some accelerators can have (audit/explain.py);
     # an unknown accelerator rules nothing out.
-    def traits(aid: str | None) -> tuple[bool, bool, bool, bool]:
-        if aid is None:
+    def traits(key: tuple[str | None, tuple[str, ...] | None]) -> tuple[bool, bool, bool, bool]:
+        aid, ids = key if key is not None else (None, None)
+        parts = [aid] if aid is not None else list(ids or ())
+        if not parts:
             return True, True, True, True
-        a = catalog.by_id(aid)
-        return (a.sparse_headline, "fp8" in a.peaks_tflops, a.unit in ("package", "gcd"), aid.startswith("tpu-"))
+        found = [catalog.by_id(i) for i in parts]  # a mix has what any of its parts has
+        return (any(a.sparse_headline for a in found), any("fp8" in a.peaks_tflops for a in found),
+                any(a.unit in ("package", "gcd") for a in found), any(a.id.startswith("tpu-") for a in found))
 
-    trait = map_unique(accel_id, traits)
+    trait = map_unique(pd.Series(list(zip(accel_id, mix)), index=info.index), traits)
     for i, name in enumerate(("sparse_headline", "has_fp8", "multi_die", "tpu")):
         hw[name] = trait.map(lambda t, i=i: t[i]).astype(bool).to_numpy()
     return hw
@@ -137,19 +173,25 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     q = pd.DataFrame({c: np.full(n, np.nan) for c in WORK_COLUMNS}, index=index)
     source = pd.DataFrame({c: np.full(n, None, dtype=object) for c in WORK_COLUMNS}, index=index)
     how = pd.DataFrame({c: np.full(n, None, dtype=object) for c in WORK_COLUMNS}, index=index)
+    precision = pd.DataFrame({c: np.zeros(n) for c in WORK_COLUMNS}, index=index)
     for name in INPUT_QUANTITIES:
         values = claims.values[name].to_numpy(dtype=float)
         q[name] = values
-        source[name] = np.where(~np.isnan(values), "claimed", None)
+        stated = ~np.isnan(values)
+        source[name] = np.where(stated, "claimed", None)
+        if name in claims.text.columns:
+            precision[name] = np.where(stated, log_half_widths(claims.text[name]), 0.0)
 
     hw = resolve_hardware(claims, catalog)
-    state = WorkState(claims=claims, config=config, catalog=catalog, q=q, source=source, how=how, hardware=hw,
-                      architecture=pd.DataFrame(index=index), prefill=dict(prefill or {}))
+    state = WorkState(claims=claims, config=config, catalog=catalog, q=q, source=source, how=how,
+                      precision=precision, hardware=hw, architecture=pd.DataFrame(index=index),
+                      prefill=dict(prefill or {}))
     for col in ("catalog_peak", "memory_per_chip"):
         vals = hw[col].to_numpy(dtype=float)
         q[col] = vals
         source[col] = np.where(~np.isnan(vals), "catalog", None)
-        how[col] = np.where(~np.isnan(vals), hw["accelerator"].to_numpy(dtype=object), None)
+        which = np.where(hw["mix"].notna().to_numpy(), "mix", hw["accelerator"].to_numpy(dtype=object))
+        how[col] = np.where(~np.isnan(vals), which, None)
     # A TPU slice name without a claimed chip count gives the chips (cores / cores per chip); H003 checks a
     # claimed count against it.
     state.set_derived("chips", hw["slice_cores"].to_numpy() / hw["cores_per_chip"].to_numpy(), "H003")
@@ -164,7 +206,16 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     q["n_eff"] = effective_params(active, total)
     has_active = ~np.isnan(active)
     source["n_eff"] = np.where(has_active, source["active_params"], source["params"])
+    precision["n_eff"] = np.where(has_active, precision["active_params"], precision["params"])
     how["n_eff"] = np.where(has_active, "active_params", np.where(~np.isnan(total), "params", None))
+
+    # A dataset's size counts datapoints: tokens for a language model (Epoch AI's "Training dataset size"),
+    # images for a vision model, so only a language model's dataset size gives its tokens.
+    domain = pd.Series(state.info("domain"), dtype=object)
+    language = (domain.notna() & domain.astype(str).str.lower().str.contains("language")).to_numpy(dtype=bool)
+    state.set_derived("dataset_tokens", np.where(language, state.col("dataset_size"), np.nan),
+                      "dataset_size: a language model's datapoints are tokens",
+                      precision=precision["dataset_size"].to_numpy(dtype=float))
 
     arch = architecture(q, claims, config)
     state.architecture = arch
@@ -174,9 +225,12 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
         source[col] = np.where(~np.isnan(vals), "derived", None)
         how[col] = np.where(~np.isnan(vals), arch[f"{col}_how"].to_numpy(dtype=object), None)
 
-    state.initial = (q.copy(), source.copy(), how.copy())
-    state.resolve = lambda q1, s1, h1: apply_relations(WorkState(
-        claims=claims, config=config, catalog=catalog, q=q1, source=s1, how=h1, hardware=hw, architecture=arch))
+    state.resolve = lambda rows, q1, s1, h1, p1: apply_relations(WorkState(
+        claims=claims, config=config, catalog=catalog, q=q1, source=s1, how=h1, precision=p1, hardware=hw,
+        architecture=arch, rows=rows))
+    # Rules that reread stated figures before any relation runs (and say so).
+    frames.extend(_run(rule, state) for rule in rules_of_stage("prepare"))
+    state.initial = (q.copy(), source.copy(), how.copy(), precision.copy())
     state.relation_findings = apply_relations(state, used)
     frames.extend(state.relation_findings)
     frames.extend(_run(rule, state) for rule in rules_of_stage("outlier"))
@@ -184,16 +238,37 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     # Derived-only quantities.
     with np.errstate(divide="ignore", invalid="ignore"):
         state.set_derived("tokens_per_param", state.col("tokens") / state.col("params"), "tokens / params")
-        state.set_derived("min_chips_memory",
-                          np.ceil(config.bytes_per_param * state.col("params") / state.col("memory_per_chip")), "M001")
+        state.set_derived("training_state_bytes", training_state(state), "M001",
+                          precision=state.slack("params", "trainable_params"))
+        state.set_derived("min_chips_memory", np.ceil(state.col("training_state_bytes") / state.col("memory_per_chip")),
+                          "M001")
 
     frames.extend(_run(rule, state) for rule in rules_of_stage("check"))
     findings = concat_findings(frames)
     findings["severity"] = pd.Categorical(findings["severity"], categories=list(SEVERITIES), ordered=True)
-    findings = findings.sort_values(["row", "severity", "rule"], ascending=[True, False, True],
-                                    kind="stable").reset_index(drop=True)
+    # Within a claim: the rules that lead (the outlier) first, then the worst findings first.
+    leading = [code for code, rule in RULES.items() if rule.leads]
+    findings["_leads"] = findings["rule"].isin(leading)
+    findings = findings.sort_values(["row", "_leads", "severity", "rule"], ascending=[True, False, False, True],
+                                    kind="stable").drop(columns="_leads").reset_index(drop=True)
     return Evaluation(claims=claims, config=config, q=q, source=source, how=how, hardware=hw, architecture=arch,
                       findings=findings[list(FINDING_COLUMNS)])
+
+
+def training_state(state: WorkState) -> np.ndarray:
+    """Bytes of training state: ``bytes_per_param`` per trained parameter (16 with Adam in mixed precision);
+    an adapter fine-tune (``finetune_method`` LoRA and the like, or a stated ``trainable_params``) holds only
+    ``frozen_bytes_per_param`` (the bf16 weights) for each frozen parameter."""
+    config = state.config
+    params, trainable = state.col("params"), state.col("trainable_params")
+    method = pd.Series(state.info("finetune_method"), dtype=object)
+    method = method.where(method.notna(), "").astype(str).str.strip().str.lower()
+    adapter = method.isin(ADAPTER_METHODS).to_numpy(dtype=bool) | ~np.isnan(trainable)
+    frozen = np.where(method.to_numpy(dtype=object) == "qlora", config.frozen_bytes_per_param_qlora,
+                      config.frozen_bytes_per_param)
+    trained = np.where(np.isnan(trainable), 0.0, trainable)
+    return np.where(adapter, frozen * (params - trained) + config.bytes_per_param * trained,
+                    config.bytes_per_param * params)
 
 
 def _run(rule: type, state: WorkState) -> pd.DataFrame | None:
@@ -205,8 +280,7 @@ def _run(rule: type, state: WorkState) -> pd.DataFrame | None:
 #: One prime per work column. The shadow copy of a claim multiplies each known value by its column's prime;
 #: logs of distinct primes are linearly independent over the integers (unique factorization), so a check whose
 #: residual is the same in both copies is an identity of the derivations that fed it, not a test of the claim.
-_PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 101,
-           103, 107, 109, 113, 127, 131, 137, 139, 149, 151)
+_PRIMES = tuple(p for p in range(2, 400) if all(p % d for d in range(2, int(p ** 0.5) + 1)))
 
 
 def shadow_of(q: pd.DataFrame, how: pd.DataFrame) -> pd.DataFrame:
@@ -223,7 +297,7 @@ def apply_relations(state: WorkState, preused: Mapping[str, np.ndarray] | None =
     A shadow copy (:func:`shadow_of`) is derived in lockstep; a check that comes out the same in both copies
     follows from the derivations alone (a cycle of relations), so it is not recorded as a finding.
     """
-    q, source, how, config = state.q, state.source, state.how, state.config
+    q, source, how, precision, config = state.q, state.source, state.how, state.precision, state.config
     rules = relation_rules()
     n = len(q)
     shadow = shadow_of(q, how)
@@ -257,6 +331,10 @@ def apply_relations(state: WorkState, preused: Mapping[str, np.ndarray] | None =
                 t = target[rows]
                 solved = rule.relation.solve(values[rows], t)
                 solved_shadow = rule.relation.solve(shadow[cols].to_numpy(dtype=float)[rows], t)
+                # Precision in log space: x_t = Π x_i^(-e_i/e_t), so its half-width is Σ |e_i/e_t| · λ_i.
+                weights = np.abs(exps[None, :] / exps[t][:, None])
+                weights[np.arange(len(rows)), t] = 0.0
+                solved_precision = (weights * precision[cols].to_numpy(dtype=float)[rows]).sum(axis=1)
                 ok = np.isfinite(solved) & (solved > 0)
                 for j, col in enumerate(cols):
                     sel = rows[(t == j) & ok]
@@ -264,6 +342,7 @@ def apply_relations(state: WorkState, preused: Mapping[str, np.ndarray] | None =
                         continue
                     q.loc[sel, col] = solved[(t == j) & ok]
                     shadow.loc[sel, col] = solved_shadow[(t == j) & ok]
+                    precision.loc[sel, col] = solved_precision[(t == j) & ok]
                     source.loc[sel, col] = rule.derived_source
                     how.loc[sel, col] = rule.code
                     if col == "n_eff":  # a solved N fills the parameter count (there was neither a total nor
@@ -271,6 +350,7 @@ def apply_relations(state: WorkState, preused: Mapping[str, np.ndarray] | None =
                         source.loc[sel, "params"] = "derived"
                         how.loc[sel, "params"] = rule.code
                         shadow.loc[sel, "params"] = shadow.loc[sel, "n_eff"]
+                        precision.loc[sel, "params"] = precision.loc[sel, "n_eff"]
                 used[rule.code][rows] = True
                 changed = True
 
@@ -290,14 +370,14 @@ def apply_relations(state: WorkState, preused: Mapping[str, np.ndarray] | None =
                 signatures[rows, recorded[rows]] = signature
                 recorded[rows] += 1
                 if len(rows):
-                    frames.append(_check_relation(rule, rows, q, source, config))
+                    frames.append(_check_relation(rule, rows, q, source, precision, config))
         if not changed:
             break
     return frames
 
 
 def _check_relation(rule: type[RelationRule], rows: np.ndarray, q: pd.DataFrame, source: pd.DataFrame,
-                    config: Config) -> pd.DataFrame:
+                    precision: pd.DataFrame, config: Config) -> pd.DataFrame:
     """One finding per row: the subject quantity (the first the claim states), its value and the expected one."""
     cols = list(rule.relation.quantities)
     claimed_mask = source.loc[rows, list(rule.subjects)].to_numpy(dtype=object) == "claimed"
@@ -308,8 +388,16 @@ def _check_relation(rule: type[RelationRule], rows: np.ndarray, q: pd.DataFrame,
     expected = rule.relation.solve(values, subject_idx)
     claimed = values[np.arange(len(rows)), subject_idx]
     ok_tol, warn_tol = config.tolerance(rule.code)
-    return findings_frame(rows, rule.code, severity_of_ratio(claimed / expected, ok_tol, warn_tol), subject_names,
-                          claimed, expected)
+    # The residual Σ e_i · ln x_i is uncertain by Σ |e_i| · λ_i: the precision of every figure compared.
+    slack = precision.loc[rows, cols].to_numpy(dtype=float) @ np.abs(rule.relation.powers)
+    ratio = claimed / expected
+    severity = severity_of_ratio(ratio, ok_tol, warn_tol, slack)
+    if rule.goodput_quantity and rule.code in config.goodput:
+        # A stated steady-state figure above the end-to-end one differs by goodput, not by a mistake.
+        ok_g, warn_g = config.goodput[rule.code]
+        side = (subject_names == rule.goodput_quantity) & (ratio > 1)
+        severity = np.where(side, severity_of_ratio(ratio, ok_g, warn_g, slack), severity)
+    return findings_frame(rows, rule.code, severity, subject_names, claimed, expected)
 
 
 def architecture(q: pd.DataFrame, claims: Claims, config: Config) -> pd.DataFrame:

@@ -93,18 +93,22 @@ def empty_findings() -> pd.DataFrame:
     return frame
 
 
-def status_of(findings: pd.DataFrame, n: int) -> pd.Series:
-    """Each claim's status from its worst finding: error → fail, warning → warn, a V001 finding → invalid, and
-    no finding at all (nothing could be checked) → unchecked."""
+def status_of(findings: pd.DataFrame, n: int, notes: np.ndarray | None = None) -> pd.Series:
+    """Each claim's status from its worst finding: error → fail, warning → warn, a V001 finding → invalid, and a
+    claim on which no check ran → unchecked. ``notes`` marks findings that only say how a figure was read (an
+    info from a rule that checks nothing); they do not make a claim checked."""
     status = np.full(n, "unchecked", dtype=object)
     if len(findings):
         rank = findings["severity"].cat.codes.to_numpy()
         rows = findings["row"].to_numpy(dtype=int)
         worst = np.full(n, -1)
         np.maximum.at(worst, rows, rank)
+        checked = np.zeros(n, dtype=bool)
+        is_check = np.ones(len(findings), dtype=bool) if notes is None else ~np.asarray(notes, dtype=bool)
+        checked[rows[is_check | (rank >= SEVERITY_RANK["warning"])]] = True
         status = np.where(worst >= SEVERITY_RANK["error"], "fail",
                           np.where(worst >= SEVERITY_RANK["warning"], "warn",
-                                   np.where(worst >= 0, "pass", "unchecked"))).astype(object)
+                                   np.where(checked, "pass", "unchecked"))).astype(object)
         status[rows[(findings["rule"] == "V001").to_numpy()]] = "invalid"
     return pd.Series(status, dtype=object)
 

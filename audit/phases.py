@@ -62,18 +62,23 @@ def expand(claims: Claims) -> Expansion | None:
         return None
     parsed = [phase_list(v) for v in claims.extras["phases"].tolist()]
     bad = [(i, p) for i, p in enumerate(parsed) if isinstance(p, str)]
-    invalid = pd.DataFrame({"row": [i for i, _ in bad], "field": "phases", "message": [m for _, m in bad]})
     records: list[dict[str, Any]] = []
     parents: list[int] = []
     for row, phases in enumerate(parsed):
         if not isinstance(phases, list):
             continue
         inherited = _inherited(claims, row)
+        # A phase's own phases are not read (phases are one level deep): the run's phases field says so.
+        nested = [k for k, phase in enumerate(phases, start=1) if phase.get("phases") not in (None, [], "")]
+        if nested:
+            bad.append((row, f"phase {', '.join(map(str, nested))} has phases of its own; nested phases are not "
+                             f"read: list every phase at one level"))
         for k, phase in enumerate(phases, start=1):
-            rec = {**inherited, **{str(key): v for key, v in phase.items()}}
+            rec = {**inherited, **{str(key): v for key, v in phase.items() if key != "phases"}}
             rec["id"] = f"{claims.info.at[row, 'id']}/phase-{k}"
             records.append(rec)
             parents.append(row)
+    invalid = pd.DataFrame({"row": [i for i, _ in bad], "field": "phases", "message": [m for _, m in bad]})
     return Expansion(records=records, parents=np.asarray(parents, dtype=int), invalid=invalid)
 
 

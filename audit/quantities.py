@@ -58,6 +58,9 @@ QUANTITIES: tuple[Quantity, ...] = (
              ("throughput", "tokens_per_s", "tokens_per_second", "tok_per_s")),
     Quantity("achieved_flops_per_chip", "Achieved FLOP/s per chip", "FLOP/s", "flops_rate",
              "sustained FLOP/s per accelerator", ("achieved_flops", "flops_per_gpu", "achieved_flops_per_gpu")),
+    Quantity("achieved_hardware_flops_per_chip", "Hardware FLOP/s per chip", "FLOP/s", "flops_rate",
+             "sustained hardware FLOP/s per accelerator, recomputation included (Megatron-LM's TFLOP/s per GPU)",
+             ("hardware_flops_per_chip", "achieved_hardware_flops", "hardware_flops_per_gpu")),
     Quantity("peak_flops_per_chip", "Peak FLOP/s per chip", "FLOP/s", "flops_rate",
              "peak for hardware + precision (from the catalog unless claimed)", ("peak_flops", "peak_flops_per_gpu")),
     # Architecture (optional): enables the FLOPs-per-token conventions of audit/flops.py.
@@ -85,6 +88,15 @@ QUANTITIES: tuple[Quantity, ...] = (
     Quantity("epochs", "Epochs", "", "count", "passes over the dataset", ("num_epochs", "n_epochs")),
     Quantity("dataset_tokens", "Dataset tokens", "", "count", "unique tokens in the dataset (tokens = dataset x epochs)",
              ("dataset_size_tokens", "unique_tokens", "dataset_size", "corpus_tokens")),
+    Quantity("dataset_size", "Dataset size", "", "count",
+             "training examples (datapoints) the dataset holds: tokens for a language model (with domain), "
+             "images for a vision model", ("training_dataset_size", "training_dataset_size_gradients")),
+    Quantity("finetune_compute_flops", "Fine-tune compute", "FLOP", "flop",
+             "compute of the fine-tuning alone (the hardware figures of a fine-tune describe this part)",
+             ("finetune_compute", "finetune_flops", "fine_tune_compute_flops")),
+    Quantity("trainable_params", "Trainable parameters", "", "count",
+             "parameters updated by the optimizer (adapter fine-tunes such as LoRA train a small share)",
+             ("n_trainable_params", "trainable_parameters")),
     Quantity("flops_per_token", "FLOPs per token", "FLOP", "flop", "model FLOPs per token (forward + backward)",
              derived_only=True),
     Quantity("recompute_factor", "Recompute factor", "", "count", "hardware FLOPs / model FLOPs",
@@ -92,6 +104,9 @@ QUANTITIES: tuple[Quantity, ...] = (
     Quantity("tokens_per_param", "Tokens per parameter", "", "count", "tokens / parameters", derived_only=True),
     Quantity("memory_per_chip", "Memory per chip", "bytes", "bytes", "accelerator memory (catalog)",
              derived_only=True),
+    Quantity("training_state_bytes", "Training state", "bytes", "bytes",
+             "bytes of weights, gradients and optimizer state (16 per trained parameter with Adam in mixed "
+             "precision; 2 per frozen parameter of an adapter fine-tune)", derived_only=True),
     Quantity("min_chips_memory", "Min. chips for memory", "", "count",
              "fewest accelerators whose memory holds the training state", derived_only=True, integer=True),
 )
@@ -100,7 +115,8 @@ QUANTITIES: tuple[Quantity, ...] = (
 BY_NAME: dict[str, Quantity] = {q.name: q for q in QUANTITIES}
 
 #: Text fields of a claim.
-TEXT_FIELDS: tuple[str, ...] = ("id", "name", "source", "hardware", "precision", "activation_recompute", "mlp")
+TEXT_FIELDS: tuple[str, ...] = ("id", "name", "source", "hardware", "precision", "activation_recompute", "mlp",
+                                "domain", "base_model", "finetune_method")
 
 TEXT_ALIASES: dict[str, tuple[str, ...]] = {
     "id": ("claim_id", "run_id", "key"),
@@ -111,7 +127,14 @@ TEXT_ALIASES: dict[str, tuple[str, ...]] = {
     "activation_recompute": ("recompute", "recompute_granularity", "activation_checkpointing", "remat",
                              "rematerialization"),
     "mlp": ("mlp_type", "activation", "hidden_act", "ffn_type"),
+    "domain": ("modality", "task_domain"),
+    "base_model": ("finetuned_from", "base", "parent_model"),
+    "finetune_method": ("finetuning_method", "adapter", "peft_method"),
 }
+
+#: Fine-tuning methods that train adapters only: the frozen weights hold no gradients or optimizer state.
+ADAPTER_METHODS: frozenset[str] = frozenset({"lora", "qlora", "adapter", "adapters", "prefix", "prefix-tuning",
+                                             "prompt-tuning", "ia3", "peft", "dora"})
 
 #: Recomputation modes (Korthikanti et al. 2022): none, selective (attention core only), full (every layer).
 RECOMPUTE_ALIASES: dict[str, str] = {
@@ -126,15 +149,26 @@ GATED_MLP: frozenset[str] = frozenset({"swiglu", "geglu", "glu", "gated", "silu"
 #: Input quantities (everything a claim may state).
 INPUT_QUANTITIES: tuple[str, ...] = tuple(q.name for q in QUANTITIES if not q.derived_only)
 
-#: Precisions a peak can refer to.
-PRECISIONS: tuple[str, ...] = ("bf16", "fp16", "fp8", "tf32", "fp32")
+#: Precisions a peak can refer to. ``16bit`` is a report's "16-bit" or "mixed precision" without the format: the
+#: part's 16-bit tensor format (bf16 where it has one, else fp16; :meth:`audit.catalog.Accelerator.resolve_precision`).
+#: ``fp4``, ``int8`` and ``fp64`` are read so that a claim stating them is not checked against another format's peak;
+#: the catalog has no column for them (the claim gets "no peak for this precision").
+PRECISIONS: tuple[str, ...] = ("bf16", "fp16", "fp8", "tf32", "fp32", "16bit", "fp4", "int8", "fp64")
 
+#: Exact spellings (lowercase, letters and digits only) of each precision; ``_precision_of`` in
+#: :mod:`audit.reading.normalize` also reads longer texts ("FP16/FP32 mixed", "bfloat16 (parameters)").
 PRECISION_ALIASES: dict[str, str] = {
-    "bf16": "bf16", "bfloat16": "bf16", "bfloat": "bf16",
-    "fp16": "fp16", "float16": "fp16", "half": "fp16", "f16": "fp16",
-    "fp8": "fp8", "float8": "fp8", "e4m3": "fp8", "e5m2": "fp8",
-    "tf32": "tf32", "tensorfloat32": "tf32",
-    "fp32": "fp32", "float32": "fp32", "single": "fp32", "f32": "fp32",
+    "bf16": "bf16", "bfloat16": "bf16", "bfloat": "bf16", "brainfloat16": "bf16", "brainfloat": "bf16",
+    "fp16": "fp16", "float16": "fp16", "half": "fp16", "f16": "fp16", "halfprecision": "fp16", "binary16": "fp16",
+    "fp8": "fp8", "float8": "fp8", "e4m3": "fp8", "e5m2": "fp8", "mxfp8": "fp8", "nvfp8": "fp8", "fp8e4m3": "fp8",
+    "fp8e5m2": "fp8",
+    "tf32": "tf32", "tensorfloat32": "tf32", "tensorfloat": "tf32",
+    "fp32": "fp32", "float32": "fp32", "single": "fp32", "f32": "fp32", "singleprecision": "fp32",
+    "fullprecision": "fp32", "binary32": "fp32", "32bit": "fp32",
+    "16bit": "16bit", "mixed": "16bit", "mixedprecision": "16bit", "amp": "16bit", "automaticmixedprecision": "16bit",
+    "fp4": "fp4", "nvfp4": "fp4", "mxfp4": "fp4", "float4": "fp4", "e2m1": "fp4",
+    "int8": "int8", "uint8": "int8",
+    "fp64": "fp64", "float64": "fp64", "double": "fp64", "doubleprecision": "fp64", "64bit": "fp64",
 }
 
 

@@ -26,7 +26,7 @@ from audit.rules import RULES, RelationRule
 
 #: Quantities shown for a claim, in order (internal helpers like ``n_eff`` are left out).
 SHOWN_QUANTITIES: tuple[str, ...] = (*INPUT_QUANTITIES, "flops_per_token", "recompute_factor", "tokens_per_param",
-                                     "memory_per_chip", "min_chips_memory")
+                                     "memory_per_chip", "training_state_bytes", "min_chips_memory")
 
 
 def _num(x: Any) -> float | None:
@@ -132,6 +132,9 @@ def derivation(result: AuditResult, row: int, name: str) -> str | None:
         return None
     if name == "peak_flops_per_chip" and src == "catalog":
         return catalog_note(result, row)
+    if name == "memory_per_chip" and how == "mix":
+        parts = [load_catalog().by_id(i) for i in result.cell("hardware", row, "mix")]
+        return "datasheets: " + "; ".join(f"{a.name}, {fmt.sig(a.memory_gb, 4)} GB ({a.source_memory})" for a in parts)
     if name == "memory_per_chip":
         accel = load_catalog().by_id(str(how))
         return f"datasheet: {accel.name}, {fmt.sig(accel.memory_gb, 4)} GB ({accel.source_memory})"
@@ -150,11 +153,12 @@ def derivation(result: AuditResult, row: int, name: str) -> str | None:
     if name == "tokens_per_param":
         return (f"tokens / params = {fmt.count(result.cell('q', row, 'tokens'))} / "
                 f"{fmt.count(result.cell('q', row, 'params'))} = {fmt.sig(float(result.cell('q', row, name)), 4)}")
+    if name == "training_state_bytes":
+        return "M001: " + RULES["M001"]._state_text(result, row)  # type: ignore[attr-defined]
     if name == "min_chips_memory":
-        bpp = result.config.bytes_per_param
-        params = float(result.cell("q", row, "params"))
+        total = float(result.cell("q", row, "training_state_bytes"))
         mem = float(result.cell("q", row, "memory_per_chip"))
-        return (f"M001: ⌈{fmt.sig(bpp)} B × {fmt.count(params)} / {fmt.sig(mem / 1e9, 4)} GB⌉ = "
+        return (f"M001: ⌈{fmt.sig(total / 1e12, 4)} TB / {fmt.sig(mem / 1e9, 4)} GB⌉ = "
                 f"{int(result.cell('q', row, 'min_chips_memory')):,}")
     rule = RULES.get(str(how))
     if rule is not None and issubclass(rule, RelationRule):
@@ -184,11 +188,19 @@ def conventions_note(result: AuditResult, row: int) -> str:
 
 def catalog_note(result: AuditResult, row: int) -> str:
     """Which datasheet figure a peak came from, and whether the precision was assumed."""
-    accel = load_catalog().by_id(str(result.cell("hardware", row, "accelerator")))
     prec = result.cell("hardware", row, "precision")
     assumed = " (assumed: the claim does not state its precision)" if bool(
         result.cell("hardware", row, "precision_assumed")) else ""
-    return (f"datasheet: {accel.name}, dense {prec}{assumed}: {fmt.sig(accel.peaks_tflops[prec], 5)} TFLOP/s "
+    mix = result.cell("hardware", row, "mix")
+    if mix is not None:
+        parts = [load_catalog().by_id(i) for i in mix]
+        return (f"datasheets of a mix, dense {prec}{assumed}, a peak they share: "
+                + "; ".join(f"{a.name} {fmt.sig((a.peak_flops(prec) or 0) / 1e12, 5)} TFLOP/s ({a.source_compute})"
+                            for a in parts))
+    accel = load_catalog().by_id(str(result.cell("hardware", row, "accelerator")))
+    column = accel.resolve_precision(prec)
+    said = f"{column} ({prec} stated)" if column != prec else str(prec)
+    return (f"datasheet: {accel.name}, dense {said}{assumed}: {fmt.sig(accel.peaks_tflops[column], 5)} TFLOP/s "
             f"({accel.source_compute})")
 
 
@@ -288,10 +300,14 @@ def _extra_value(v: Any) -> Any:
 
 
 def summary(result: AuditResult) -> dict[str, Any]:
-    """Counts by status, by severity and by rule (non-ok findings)."""
+    """Counts by status, by severity and by rule (non-ok findings); the findings of a run's phases count too."""
     status_counts = Counter(result.status.tolist())
-    sev = result.findings["severity"].astype(str)
-    by_rule = result.findings.loc[sev != "ok", "rule"].value_counts().sort_index()
+    findings = result.findings[["rule", "severity"]].astype({"severity": str})
+    if result.phase_result is not None:
+        findings = pd.concat([findings, result.phase_result.findings[["rule", "severity"]].astype({"severity": str})],
+                             ignore_index=True)
+    sev = findings["severity"]
+    by_rule = findings.loc[sev != "ok", "rule"].value_counts().sort_index()
     return {
         "claims": len(result),
         "status": {s: int(status_counts.get(s, 0)) for s in STATUSES},

@@ -41,10 +41,15 @@ FindingRow = Mapping[str, Any]
 _SLACK = 1e-9
 
 
-def severity_of_ratio(ratio: np.ndarray, ok: float, warn: float) -> np.ndarray:
-    """``ok`` within the first tolerance factor, ``warning`` within the second, else ``error``."""
-    factor = np.exp(np.abs(np.log(ratio)))
-    return np.where(factor <= ok * (1 + _SLACK), "ok", np.where(factor <= warn * (1 + _SLACK), "warning", "error"))
+def severity_of_ratio(ratio: np.ndarray, ok: float, warn: float, slack: np.ndarray | float = 0.0) -> np.ndarray:
+    """``ok`` within the first tolerance factor, ``warning`` within the second, else ``error``; and never a
+    problem within ``slack``, the log half-width of the compared figures (a difference smaller than the precision
+    the figures were stated with is no difference: "7B on 1T tokens" cannot tell 1.4x from 1x)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        off = np.abs(np.log(ratio))
+    ok_bound = np.maximum(math.log(ok), slack) + _SLACK
+    warn_bound = np.maximum(math.log(warn), slack) + _SLACK
+    return np.where(off <= ok_bound, "ok", np.where(off <= warn_bound, "warning", "error"))
 
 
 @dataclass(frozen=True)
@@ -162,6 +167,11 @@ class Rule:
     #: The finding's claimed value is a utilization judged against the plausible band (explanations move it
     #: into the band rather than towards a ratio of 1).
     utilization: ClassVar[bool] = False
+    #: Shown first among a claim's findings, whatever its severity (the outlier: the most actionable).
+    leads: ClassVar[bool] = False
+    #: Its info findings say how a figure was read or found, they check nothing: a claim with only such
+    #: findings is ``unchecked``, not ``pass``.
+    note: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -216,9 +226,25 @@ def _utilization_message(name: str, result: "AuditResult", f: FindingRow) -> str
         hint = f" ({fmt.sig(v)} looks like a percentage: {fmt.sig(v / 100)} was meant?)" if looks_percent else ""
         return f"{name} {fmt.sig(v * 100)} % ({origin}) is above 100 %: physically impossible{hint}"
     if f["severity"] == "warning":
+        return (f"{name} {fmt.sig(v * 100)} % ({origin}) is above {fmt.sig(result.config.ceiling * 100)} %, beyond "
+                f"measured matrix-multiply ceilings")
+    if f["severity"] == "info":
         side = "below" if v < low else "above"
-        return f"{name} {fmt.sig(v * 100)} % ({origin}) is {side} the plausible band {band}"
+        return f"{name} {fmt.sig(v * 100)} % ({origin}) is {side} the usual band {band}: unusual, not impossible"
     return f"{name} {fmt.sig(v * 100)} % ({origin}) is within the plausible band {band}"
+
+
+def _ratio_tolerance_text(rule: type[Rule], config: Config) -> str:
+    """The tolerance of a rule that compares a ratio with its (ok, warning) factors."""
+    ok, warn = config.tolerance(rule.code)
+    text = (f"ok within a factor {fmt.sig(ok)}, warning within {fmt.sig(warn)}, error beyond. "
+            f"{config.reasons.get(rule.code, '')}").strip()
+    goodput = getattr(rule, "goodput_quantity", None)
+    if goodput and rule.code in config.goodput:
+        ok_g, warn_g = config.goodput[rule.code]
+        text += (f" A stated {label(goodput)} above the implied one: ok within {fmt.sig(ok_g)}, warning within "
+                 f"{fmt.sig(warn_g)}. {config.reasons.get(f'{rule.code}-goodput', '')}").rstrip()
+    return text
 
 
 class RelationRule(Rule):
@@ -237,6 +263,9 @@ class RelationRule(Rule):
     derived_source: ClassVar[str] = "derived"
     #: Whether a finding says that the precision (and so the peak) was assumed rather than stated.
     uses_peak: ClassVar[bool] = False
+    #: A quantity whose stated value may exceed the value the relation implies by a goodput factor (a stated
+    #: steady-state MFU against the end-to-end one): checked with :attr:`audit.config.Config.goodput`.
+    goodput_quantity: ClassVar[str | None] = None
 
     @classmethod
     def applies(cls, state: WorkState) -> np.ndarray | None:
@@ -245,9 +274,7 @@ class RelationRule(Rule):
 
     @classmethod
     def tolerance_text(cls, config: Config) -> str | None:
-        ok, warn = config.tolerance(cls.code)
-        return (f"ok within a factor {fmt.sig(ok)}, warning within {fmt.sig(warn)}, error beyond. "
-                f"{config.reasons.get(cls.code, '')}").strip()
+        return _ratio_tolerance_text(cls, config)
 
     @classmethod
     def symbols_for(cls, result: "AuditResult", row: int) -> dict[str, str]:
@@ -346,6 +373,11 @@ class ComputeSixND(RelationRule):
     symbols = {"compute_flops": "C", "n_eff": "N", "tokens": "D"}
     order = 40
 
+    @classmethod
+    def applies(cls, state: WorkState) -> np.ndarray | None:
+        # A fine-tune's total compute includes the base model's, whose tokens the claim does not give (C017).
+        return ~state.finetune()
+
 
 class ChipHours(RelationRule):
     """Accelerator-hours are accelerators times wall-clock hours: chip_hours = chips × 24 × days.
@@ -397,6 +429,12 @@ class ComputeFromHardware(RelationRule):
     symbols = {"compute_flops": "C", "chip_hours": "chip_hours", "peak_flops_per_chip": "peak", "mfu": "MFU"}
     order = 80
     uses_peak = True
+    goodput_quantity = "mfu"
+
+    @classmethod
+    def applies(cls, state: WorkState) -> np.ndarray | None:
+        # A fine-tune's hardware and time describe the fine-tune alone: C016 checks them against its own compute.
+        return ~state.finetune()
 
 
 class TokensFromThroughput(RelationRule):
@@ -504,8 +542,9 @@ class ComputeFromArchitecture(RelationRule):
 
     @classmethod
     def applies(cls, state: WorkState) -> np.ndarray | None:
-        # Only where F comes from an architecture: with F = 6N this relation is C001 again.
-        return state.how["flops_per_token"].isin(ARCHITECTURE_CONVENTIONS).to_numpy()
+        # Only where F comes from an architecture (with F = 6N this relation is C001 again), and not on a
+        # fine-tune, whose total compute includes the base model's (C017).
+        return state.how["flops_per_token"].isin(ARCHITECTURE_CONVENTIONS).to_numpy() & ~state.finetune()
 
 
 class HFUFromRecompute(RelationRule):
@@ -586,6 +625,237 @@ class TokensFromEpochs(RelationRule):
     order = 20
 
 
+class HardwareFromModelFlops(RelationRule):
+    """Hardware FLOP/s are model FLOP/s times the recomputation factor: achieved_hw = r · achieved.
+
+    **What it checks.** A sustained rate stated as hardware FLOPs (``achieved_hardware_flops_per_chip``, or a
+    stated rate read so by C015) against the model FLOP/s and the recomputation factor r (4/3 with full
+    activation recomputation); it derives the model FLOP/s, and with the peak the MFU (C005).
+
+    **Why it matters.** Megatron-LM and its descendants report TFLOP/s per GPU counted with the recomputed
+    forward pass; taken as model FLOPs they overstate the MFU by r.
+
+    **Example.** MT-NLG 530B: 126 TFLOP/s of hardware FLOPs per A100 with full recomputation: 126 / (4/3) =
+    94.5 TFLOP/s of model FLOPs, an MFU of 94.5 / 312 = 30.3 %.
+
+    **References.** Narayanan et al. 2021, Sec. 5.1; Smith et al. 2022 (MT-NLG), Sec. 3.
+    """
+
+    code = "C013"
+    name = "hardware-from-model-flops"
+    quantity = "achieved_hardware_flops_per_chip"
+    formula = "achieved_hw = r · achieved"
+    relation = Relation((("achieved_hardware_flops_per_chip", 1.0), ("recompute_factor", -1.0),
+                         ("achieved_flops_per_chip", -1.0)), 1.0)
+    subjects = ("achieved_hardware_flops_per_chip", "achieved_flops_per_chip")
+    symbols = {"achieved_hardware_flops_per_chip": "achieved_hw", "recompute_factor": "r",
+               "achieved_flops_per_chip": "achieved"}
+    order = 95
+
+
+class HardwareFromHFU(RelationRule):
+    """Hardware FLOP/s per accelerator equal HFU times peak: achieved_hw = HFU · peak.
+
+    **What it checks.** A rate stated as hardware FLOPs against the stated HFU and the datasheet peak (the
+    hardware twin of C005).
+
+    **Why it matters.** A paper that gives both its TFLOP/s per GPU and its HFU divided by a peak; when they
+    disagree, the peak it used shows (a sparse peak halves the HFU).
+
+    **Example.** BLOOM: 150 TFLOP/s per A100 / 312 TFLOP/s = 48 % HFU.
+
+    **References.** Chowdhery et al. 2022 (PaLM), App. B (HFU); Narayanan et al. 2021, Sec. 5.1.
+    """
+
+    code = "C014"
+    name = "hardware-from-hfu"
+    quantity = "achieved_hardware_flops_per_chip"
+    formula = "achieved_hw = HFU · peak"
+    relation = Relation((("achieved_hardware_flops_per_chip", 1.0), ("hfu", -1.0), ("peak_flops_per_chip", -1.0)),
+                        1.0)
+    subjects = ("achieved_hardware_flops_per_chip", "hfu")
+    symbols = {"achieved_hardware_flops_per_chip": "achieved_hw", "hfu": "HFU", "peak_flops_per_chip": "peak"}
+    order = 105
+    uses_peak = True
+
+
+#: Full activation recomputation: 4 passes instead of 3 (Narayanan et al. 2021, Sec. 5.1).
+FULL_RECOMPUTE = 4.0 / 3.0
+
+
+class HardwareFlopsReading(Rule):
+    """A stated FLOP/s per accelerator is read as hardware FLOPs when the claim's figures say so.
+
+    **What it checks.** Whether a stated ``achieved_flops_per_chip`` counts model FLOPs or hardware FLOPs (with
+    the recomputed forward pass). It is read as hardware FLOPs when the claim states an HFU or activation
+    recomputation; when it states neither, both readings are weighed against the rate the other figures imply
+    (throughput, compute and chip-hours), and the hardware reading, with full recomputation (r = 4/3), is taken
+    only when it agrees within tolerance and the model reading does not. Either way the finding says which
+    reading was taken and why; C013 then derives the model FLOP/s.
+
+    **Why it matters.** Megatron-LM (Narayanan et al. 2021: 163 TFLOP/s per GPU, 52 % of peak, for its 1T
+    model), BLOOM (about 150 TFLOP/s) and MT-NLG (126 TFLOP/s) count hardware FLOPs. Read as model FLOPs they
+    give an MFU a third too high, and an HFU "below" the MFU.
+
+    **Example.** BLOOM 176B: the throughput implies 98.5 TFLOP/s of model FLOPs per A100. The stated 150 is
+    1.52x that as model FLOPs, and 150 / (4/3 × 98.5) = 1.14x as hardware FLOPs: read as hardware FLOPs.
+
+    **References.** Narayanan et al. 2021, Sec. 5.1 and Table 1; Smith et al. 2022 (MT-NLG), Sec. 3;
+    BigScience Workshop 2022 (BLOOM), Sec. 3.5.
+    """
+
+    code = "C015"
+    note = True
+    name = "hardware-flops-reading"
+    quantity = "achieved_flops_per_chip"
+    formula = "achieved_hw = r · achieved"
+    severity = "info"
+    stage = "prepare"
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        ach, hw = "achieved_flops_per_chip", "achieved_hardware_flops_per_chip"
+        src = state.source[ach].to_numpy(dtype=object) == "claimed"
+        free = src & np.isnan(state.col(hw))
+        if not free.any():
+            return None
+        hfu = state.source["hfu"].to_numpy(dtype=object) == "claimed"
+        r = state.col("recompute_factor")
+        definite = free & (hfu | (r > 1))
+        ambiguous = free & ~definite
+        implied = np.full(len(state.q), np.nan)
+        fits = np.zeros(len(state.q), dtype=bool)
+        if ambiguous.any() and state.resolve is not None:
+            rows = np.flatnonzero(ambiguous)
+            q1, s1, h1, p1 = (f.loc[rows].reset_index(drop=True).copy()
+                              for f in (state.q, state.source, state.how, state.precision))
+            q1[ach], s1[ach], h1[ach], p1[ach] = np.nan, None, None, 0.0
+            state.resolve(rows, q1, s1, h1, p1)
+            rate = q1[ach].to_numpy(dtype=float)  # the model FLOP/s the other figures imply
+            stated = state.col(ach)[rows]
+            lam = state.slack(ach)[rows] + p1[ach].to_numpy(dtype=float)
+            ok = np.maximum(math.log(state.config.tolerance("C005")[0]), lam) + _SLACK
+            with np.errstate(divide="ignore", invalid="ignore"):
+                model_off = np.abs(np.log(stated / rate))
+                hardware_off = np.abs(np.log(stated / (FULL_RECOMPUTE * rate)))
+            fits[rows] = np.isfinite(model_off) & (model_off > ok) & (hardware_off <= ok) & (hardware_off < model_off)
+            implied[rows] = rate
+        move = definite | fits
+        rows = np.flatnonzero(move)
+        if len(rows) == 0:
+            return None
+        q, source, precision = state.q, state.source, state.precision
+        q.loc[rows, hw] = q.loc[rows, ach]
+        source.loc[rows, hw] = "claimed"
+        precision.loc[rows, hw] = precision.loc[rows, ach]
+        q.loc[rows, ach] = np.nan
+        source.loc[rows, ach] = None
+        precision.loc[rows, ach] = 0.0
+        state.set_derived("recompute_factor", np.where(fits & np.isnan(r), FULL_RECOMPUTE, np.nan), cls.code)
+        reason = np.where(hfu, "hfu", np.where(r > 1, "recompute", "fits"))
+        return findings_frame(rows, cls.code, "info", ach, state.col(hw)[rows], implied[rows],
+                              detail=reason[rows].astype(object))
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        row = int(f["row"])
+        stated = fmt.value("achieved_flops_per_chip", float(f["claimed"]))
+        head = f"the stated {stated} per chip is read as hardware FLOPs (the recomputed forward pass counted)"
+        if f["detail"] == "hfu":
+            return f"{head}: the claim states an HFU"
+        if f["detail"] == "recompute":
+            mode = result.cell("architecture", row, "recompute_mode")
+            return f"{head}: the claim states {mode} activation recomputation"
+        rate = float(f["expected"])
+        return (f"{head}: the other figures imply {fmt.value('achieved_flops_per_chip', rate)} of model FLOPs, "
+                f"{fmt.ratio(float(f['claimed']) / rate)} off as model FLOPs but "
+                f"{fmt.ratio(float(f['claimed']) / (FULL_RECOMPUTE * rate))} as hardware FLOPs with full "
+                f"recomputation (r = 4/3, assumed)")
+
+
+class FinetuneFromHardware(RelationRule):
+    """A fine-tune's own compute equals its chip-seconds times peak times utilization.
+
+    **What it checks.** For a claim that names a base model (a fine-tune), C = chip_hours × 3600 × peak × MFU
+    with C the fine-tune's compute (``finetune_compute_flops``), not the total: the hardware and time of a
+    fine-tune describe the fine-tune alone. C003 and the compute checks against the total do not run on it.
+
+    **Why it matters.** Epoch AI's ``Training compute`` of a fine-tuned model includes the base model's
+    compute while its hardware and hours describe the fine-tune: checked against the total, the implied MFU
+    is hundreds of per cent.
+
+    **Example.** A fine-tune of 5.67e21 FLOP on 64 H100s for 30 hours: MFU = 5.67e21 / (1,920 × 3600 ×
+    989.4e12) = 82.9 %: a warning (above the band), where the total 1.2e24 would give 17,500 %.
+
+    **References.** Epoch AI, *Data on Notable AI Models*, columns "Base model" and "Finetune compute".
+    """
+
+    code = "C016"
+    name = "finetune-from-hardware"
+    quantity = "mfu"
+    formula = "C_finetune = chip_hours · 3600 · peak · MFU"
+    relation = Relation((("finetune_compute_flops", 1.0), ("chip_hours", -1.0), ("peak_flops_per_chip", -1.0),
+                         ("mfu", -1.0)), 3600.0)
+    subjects = ("mfu", "finetune_compute_flops", "chip_hours")
+    symbols = {"finetune_compute_flops": "C_finetune", "chip_hours": "chip_hours", "peak_flops_per_chip": "peak",
+               "mfu": "MFU"}
+    order = 85
+    uses_peak = True
+    goodput_quantity = "mfu"
+
+    @classmethod
+    def applies(cls, state: WorkState) -> np.ndarray | None:
+        return state.finetune()
+
+
+class FinetuneScope(Rule):
+    """A fine-tune's total compute includes its base model's; its hardware figures describe the fine-tune.
+
+    **What it checks.** For a claim that names a base model: that the fine-tune's own compute, when stated, is
+    at most the total (error otherwise), and it says that the total is not checked against the fine-tune's
+    hardware and time (C016 checks the fine-tune's own compute instead).
+
+    **Why it matters.** This is the most common false alarm on real databases: a fine-tune's MFU computed from
+    the base model's compute and the fine-tune's GPU-hours.
+
+    **Example.** ``base_model: Qwen2.5-72B``, compute 8.1e24 FLOP, fine-tune compute 5.67e21 FLOP: info.
+
+    **References.** Epoch AI, *Data on Notable AI Models*, README: "Training compute" of fine-tuned models.
+    """
+
+    code = "C017"
+    note = True
+    name = "finetune-scope"
+    quantity = "compute_flops"
+    formula = "C_finetune ≤ C"
+    severity = "error"
+    stage = "prepare"
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        rows = np.flatnonzero(state.finetune() & ~np.isnan(state.col("compute_flops")))
+        total, part = state.col("compute_flops")[rows], state.col("finetune_compute_flops")[rows]
+        lam = state.slack("compute_flops", "finetune_compute_flops")[rows] + _SLACK
+        with np.errstate(invalid="ignore", divide="ignore"):
+            larger = np.log(part / total) > lam
+        sev = np.where(larger, "error", "info")
+        return findings_frame(rows, cls.code, sev, "compute_flops", total, part)
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        row = int(f["row"])
+        base = result.cell("info", row, "base_model")
+        total = fmt.value("compute_flops", float(f["claimed"]))
+        part = float(f["expected"])
+        if f["severity"] == "error":
+            return (f"the fine-tune's own compute {fmt.value('compute_flops', part)} exceeds the total {total}, "
+                    f"which includes the base model {base!r}")
+        own = (f"its own compute ({fmt.value('compute_flops', part)})" if math.isfinite(part)
+               else "its own compute (not stated)")
+        return (f"compute {total} includes the base model {base!r}: the hardware and time describe the fine-tune, "
+                f"so they are checked against {own}, not the total")
+
+
 class PhasesSum(Rule):
     """A multi-phase run's totals are the sums over its phases.
 
@@ -611,9 +881,7 @@ class PhasesSum(Rule):
 
     @classmethod
     def tolerance_text(cls, config: Config) -> str | None:
-        ok, warn = config.tolerance(cls.code)
-        return (f"ok within a factor {fmt.sig(ok)}, warning within {fmt.sig(warn)}, error beyond. "
-                f"{config.reasons.get(cls.code, '')}").strip()
+        return _ratio_tolerance_text(cls, config)
 
     @classmethod
     def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
@@ -627,7 +895,7 @@ class PhasesSum(Rule):
             rows = np.flatnonzero(stated & np.isfinite(values) & (values > 0))
             if len(rows):
                 claimed = state.col(name)[rows]
-                sev = severity_of_ratio(claimed / values[rows], ok_tol, warn_tol)
+                sev = severity_of_ratio(claimed / values[rows], ok_tol, warn_tol, state.slack(name)[rows])
                 frames.append(findings_frame(rows, cls.code, sev, name, claimed, values[rows]))
         return concat_findings(frames)
 
@@ -666,6 +934,8 @@ class Outlier(Rule):
     """
 
     code = "C009"
+    leads = True
+    note = True
     name = "outlier"
     quantity = "claim"
     formula = "leave one stated figure out; the rest agree"
@@ -682,7 +952,7 @@ class Outlier(Rule):
         bad_rows = np.unique(rel.loc[rel["severity"] != "ok", "row"].to_numpy(dtype=int))
         if len(bad_rows) == 0:
             return None
-        q0, s0, h0 = (frame.loc[bad_rows].reset_index(drop=True) for frame in state.initial)
+        q0, s0, h0, p0 = (frame.loc[bad_rows].reset_index(drop=True) for frame in state.initial)
         involved = {c for r in relation_rules() for c in r.relation.quantities}
         candidates = sorted((involved - {"n_eff", "flops_per_token", "recompute_factor"}) & set(q0.columns))
         config = state.config
@@ -692,14 +962,15 @@ class Outlier(Rule):
             stated = (s0[cand] == ("catalog" if cand == "catalog_peak" else "claimed")).to_numpy()
             if not stated.any():
                 continue
-            q1, s1, h1 = q0.copy(), s0.copy(), h0.copy()
+            q1, s1, h1, p1 = q0.copy(), s0.copy(), h0.copy(), p0.copy()
             q1.loc[stated, cand] = np.nan
             s1.loc[stated, cand] = None
             h1.loc[stated, cand] = None
+            p1.loc[stated, cand] = 0.0
             refresh_effective(q1, h1)
             n = len(q1)
             bad = np.zeros(n, dtype=bool)
-            for f in state.resolve(q1, s1, h1):
+            for f in state.resolve(bad_rows, q1, s1, h1, p1):
                 np.logical_or.at(bad, f["row"].to_numpy(dtype=int), (f["severity"] != "ok").to_numpy())
             mfu = q1["mfu"].to_numpy()
             impossible = ~np.isnan(mfu) & (mfu > 1)
@@ -750,7 +1021,12 @@ class Outlier(Rule):
             value = f"; the others imply {fmt.value(name, implied)}" if math.isfinite(implied) else ""
             return (f"the {stated(name)} figure is the likely outlier: without it, the other {int(f['detail'])} "
                     f"stated figures agree{value}")
-        listed = ", ".join(stated(c) for c in cands)
+
+        def suspect(name: str, implied: float) -> str:
+            would = f" would have to be about {fmt.value(name, implied)}" if math.isfinite(implied) else ""
+            return f"{stated(name)}{would}"
+
+        listed = "; or ".join(suspect(c, v) for c, v in zip(cands, f["implied"]))
         return f"any one of these figures, if wrong, would explain the disagreement (the rest then agree): {listed}"
 
 
@@ -812,12 +1088,13 @@ class _Utilization(Rule):
     @classmethod
     def tolerance_text(cls, config: Config) -> str | None:
         low, high = config.band
-        return f"plausible band {fmt.sig(low * 100)}-{fmt.sig(high * 100)} %. {config.reasons.get('band', '')}".strip()
+        return (f"usual band {fmt.sig(low * 100)}-{fmt.sig(high * 100)} % (outside: info), warning above "
+                f"{fmt.sig(config.ceiling * 100)} %, error above 100 %. {config.reasons.get('band', '')}").strip()
 
     @classmethod
-    def _floor(cls, state: WorkState, rows: np.ndarray) -> np.ndarray:
-        """A value the utilization may not be below (NaN: none)."""
-        return np.full(len(rows), np.nan)
+    def _floor(cls, state: WorkState, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A value the utilization may not be below (NaN: none), and its log half-width."""
+        return np.full(len(rows), np.nan), np.zeros(len(rows))
 
     @classmethod
     def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
@@ -825,9 +1102,16 @@ class _Utilization(Rule):
         values = state.col(cls.quantity)
         rows = np.flatnonzero(~np.isnan(values))
         v = values[rows]
-        floor = cls._floor(state, rows)
-        below = ~np.isnan(floor) & (v < floor * (1 - _SLACK))
-        sev = np.where((v > 1) | below, "error", np.where((v < low) | (v > high), "warning", "ok"))
+        # A figure stated to k digits may be off by half a unit of its last digit (and a derived one by what
+        # its inputs may be): only a value beyond a bound by more than that is flagged.
+        lam = state.slack(cls.quantity)[rows] + _SLACK
+        floor, floor_lam = cls._floor(state, rows)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            below = ~np.isnan(floor) & (np.log(floor / v) > lam + floor_lam)
+            above_one = np.log(v) > lam
+            above_ceiling = np.log(v / state.config.ceiling) > lam
+            outside = (np.log(v / high) > lam) | (np.log(low / v) > lam)
+        sev = np.where(above_one | below, "error", np.where(above_ceiling, "warning", np.where(outside, "info", "ok")))
         detail = np.where(below, "below-mfu", state.source[cls.quantity].to_numpy(dtype=object)[rows])
         return findings_frame(rows, cls.code, sev, cls.quantity, v, np.where(below, floor, np.nan), detail=detail)
 
@@ -880,8 +1164,9 @@ class HFUPlausible(_Utilization):
     formula = "MFU ≤ HFU ≤ 1; band 15 %-65 %"
 
     @classmethod
-    def _floor(cls, state: WorkState, rows: np.ndarray) -> np.ndarray:
-        return state.col("mfu")[rows]  # HFU counts recomputation on top of the model FLOPs: never below MFU
+    def _floor(cls, state: WorkState, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # HFU counts recomputation on top of the model FLOPs: never below MFU.
+        return state.col("mfu")[rows], state.slack("mfu")[rows]
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -912,21 +1197,52 @@ class AchievedBelowPeak(Rule):
 
     @classmethod
     def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
-        ach, peak = state.col("achieved_flops_per_chip"), state.col("peak_flops_per_chip")
-        claimed = state.source["achieved_flops_per_chip"].to_numpy(dtype=object) == "claimed"
-        rows = np.flatnonzero(claimed & ~np.isnan(peak))
-        sev = np.where(ach[rows] > peak[rows] * (1 + _SLACK), "error", "ok")
-        return findings_frame(rows, cls.code, sev, "achieved_flops_per_chip", ach[rows], peak[rows])
+        peak = state.col("peak_flops_per_chip")
+        frames = []
+        stated = np.zeros(len(peak), dtype=bool)
+        for name in ("achieved_flops_per_chip", "achieved_hardware_flops_per_chip"):
+            this = state.source[name].to_numpy(dtype=object) == "claimed"
+            stated |= this
+            rows = np.flatnonzero(this & ~np.isnan(peak))
+            ach = state.col(name)[rows]
+            lam = state.slack(name, "peak_flops_per_chip")[rows] + _SLACK
+            sev = np.where(np.log(ach / peak[rows]) > lam, "error", "ok")
+            frames.append(findings_frame(rows, cls.code, sev, name, ach, peak[rows], detail="claimed"))
+        # The rate the compute and the chip-hours imply, when the MFU is stated (a derived MFU is checked
+        # against 100 % by U001): impossible is impossible, whoever states the MFU.
+        compute, hours = state.col("compute_flops"), state.col("chip_hours")
+        mfu_stated = state.source["mfu"].to_numpy(dtype=object) == "claimed"
+        not_circular = ((state.how["compute_flops"] != "C003") & (state.how["chip_hours"] != "C003")).to_numpy()
+        implied_rows = np.flatnonzero(~stated & mfu_stated & not_circular & ~np.isnan(compute) & ~np.isnan(hours)
+                                      & ~np.isnan(peak))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rate = compute[implied_rows] / (hours[implied_rows] * 3600.0)
+            lam = state.slack("compute_flops", "chip_hours", "peak_flops_per_chip")[implied_rows] + _SLACK
+            sev = np.where(np.log(rate / peak[implied_rows]) > lam, "error", "ok")
+        frames.append(findings_frame(implied_rows, cls.code, sev, "achieved_flops_per_chip", rate,
+                                     peak[implied_rows], detail="implied"))
+        return concat_findings(frames)
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
         verdict = "exceeds" if f["severity"] == "error" else "is within"
-        return (f"Achieved {fmt.value('achieved_flops_per_chip', float(f['claimed']))} per chip {verdict} the peak "
-                f"{fmt.value('peak_flops_per_chip', float(f['expected']))}")
+        rate = fmt.value("achieved_flops_per_chip", float(f["claimed"]))
+        peak = fmt.value("peak_flops_per_chip", float(f["expected"]))
+        if f["detail"] == "implied":
+            tail = (": physically impossible, whatever the MFU stated" if f["severity"] == "error" else "")
+            return (f"The compute and chip-hours imply {rate} per chip, which {verdict} the peak {peak}{tail}")
+        kind = "Achieved" if f["quantity"] == "achieved_flops_per_chip" else "Achieved hardware"
+        return f"{kind} {rate} per chip {verdict} the peak {peak}"
 
     @classmethod
     def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
+        if f["detail"] == "implied":
+            row = int(f["row"])
+            c, h = float(result.cell("q", row, "compute_flops")), float(result.cell("q", row, "chip_hours"))
+            return (f"C / (chip_hours · 3600) ≤ peak: {fmt.sci(c, 4)} / ({fmt.hours(h)} × 3600) = "
+                    f"{fmt.sci(float(f['claimed']), 4)} ≤ {fmt.sci(float(f['expected']), 4)}")
         return f"achieved ≤ peak: {fmt.sci(float(f['claimed']), 4)} ≤ {fmt.sci(float(f['expected']), 4)}"
+
 
 
 class MemoryFit(Rule):
@@ -960,20 +1276,35 @@ class MemoryFit(Rule):
     def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
         need, chips = state.col("min_chips_memory"), state.col("chips")
         rows = np.flatnonzero(~np.isnan(need) & ~np.isnan(chips))
-        # The rule's own inequality (chips x memory >= bytes x N), not the rounded-up count: a derived chip
-        # count can be fractional, and a claim exactly at the bound fits.
-        state_bytes = state.config.bytes_per_param * state.col("params")[rows]
-        fits = chips[rows] * state.col("memory_per_chip")[rows] >= state_bytes * (1 - _SLACK)
+        # The rule's own inequality (chips x memory >= training state), not the rounded-up count: a derived
+        # chip count can be fractional, and a claim exactly at the bound fits.
+        state_bytes = state.col("training_state_bytes")[rows]
+        lam = state.slack("chips", "training_state_bytes")[rows] + _SLACK
+        with np.errstate(divide="ignore", invalid="ignore"):
+            fits = np.log(state_bytes / (chips[rows] * state.col("memory_per_chip")[rows])) <= lam
         return findings_frame(rows, cls.code, np.where(fits, "ok", "warning"), "chips", chips[rows], need[rows])
+
+    @classmethod
+    def _state_text(cls, result: "AuditResult", row: int) -> str:
+        """``16 B × 70B params = 1.12 TB`` (or the adapter fine-tune's split into frozen and trained)."""
+        cfg = result.config
+        params = float(result.cell("q", row, "params"))
+        total = float(result.cell("q", row, "training_state_bytes"))
+        bpp = cfg.bytes_per_param
+        if math.isclose(total, bpp * params, rel_tol=1e-12):
+            return f"{fmt.sig(bpp)} B × {fmt.count(params)} params = {fmt.sig(total / 1e12, 3)} TB"
+        trained = float(result.cell("q", row, "trainable_params"))
+        trained = 0.0 if math.isnan(trained) else trained
+        frozen = (total - bpp * trained) / (params - trained) if params > trained else 0.0
+        return (f"{fmt.sig(frozen)} B × {fmt.count(params - trained)} frozen + {fmt.sig(bpp)} B × "
+                f"{fmt.count(trained)} trained params (adapter fine-tune) = {fmt.sig(total / 1e12, 3)} TB")
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
         row = int(f["row"])
-        params = float(result.cell("q", row, "params"))
         mem = float(result.cell("q", row, "memory_per_chip"))
-        bpp = result.config.bytes_per_param
-        base = (f"training state {fmt.sig(bpp)} B × {fmt.count(params)} params = {fmt.sig(bpp * params / 1e12, 3)} TB "
-                f"needs at least {int(f['expected']):,} × {fmt.sig(mem / 1e9, 4)} GB")
+        base = (f"training state {cls._state_text(result, row)} needs at least {int(f['expected']):,} × "
+                f"{fmt.sig(mem / 1e9, 4)} GB")
         if f["severity"] == "ok":
             return f"{fmt.count(float(f['claimed']))} chips hold the {base}"
         return (f"{fmt.count(float(f['claimed']))} chips cannot hold the {base} (offloading or a wrong chip count or "
@@ -983,10 +1314,13 @@ class MemoryFit(Rule):
     def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
         row = int(f["row"])
         params = float(result.cell("q", row, "params"))
+        total = float(result.cell("q", row, "training_state_bytes"))
         mem = float(result.cell("q", row, "memory_per_chip"))
-        bpp = fmt.sig(result.config.bytes_per_param)
-        return (f"min chips = ⌈{bpp} · N / memory⌉ = ⌈{bpp} × {fmt.count(params)} / {fmt.sci(mem, 4)}⌉ = "
-                f"{int(f['expected']):,}")
+        bpp = result.config.bytes_per_param
+        if math.isclose(total, bpp * params, rel_tol=1e-12):
+            return (f"min chips = ⌈{fmt.sig(bpp)} · N / memory⌉ = ⌈{fmt.sig(bpp)} × {fmt.count(params)} / "
+                    f"{fmt.sci(mem, 4)}⌉ = {int(f['expected']):,}")
+        return f"min chips = ⌈state / memory⌉ = ⌈{fmt.sci(total, 4)} / {fmt.sci(mem, 4)}⌉ = {int(f['expected']):,}"
 
 
 class UnknownAccelerator(Rule):
@@ -1014,17 +1348,72 @@ class UnknownAccelerator(Rule):
     def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
         hw = state.hardware
         text = hw["hardware_text"]
-        unknown = text.notna() & hw["accelerator"].isna() & (text.astype(str).str.strip() != "")
+        unknown = text.notna() & hw["accelerator"].isna() & hw["mix"].isna() & (text.astype(str).str.strip() != "")
         rows = np.flatnonzero(unknown.to_numpy(dtype=bool))
         catalog = state.catalog
-        matches = map_unique(text.iloc[rows], lambda t: "; ".join(catalog.close_matches(t)) if t else "")
-        return findings_frame(rows, cls.code, "warning", "hardware", detail=matches.to_numpy(dtype=object))
+
+        def close(key: tuple[str, tuple[str, ...]]) -> str:
+            whole, parts = key if key is not None else (None, ())
+            if parts:  # a list of accelerators: the parts the catalog does not know, each with its close matches
+                return " | ".join(f"{p}: {', '.join(catalog.close_matches(p)) or 'no close match'}" for p in parts)
+            return "; ".join(catalog.close_matches(whole)) if whole else ""
+
+        keys = pd.Series(list(zip(text.iloc[rows], hw["unknown_parts"].iloc[rows])), dtype=object)
+        return findings_frame(rows, cls.code, "warning", "hardware", detail=map_unique(keys, close).to_numpy(dtype=object))
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
-        text = result.cell("hardware", int(f["row"]), "hardware_text")
+        row = int(f["row"])
+        text = result.cell("hardware", row, "hardware_text")
+        parts = result.cell("hardware", row, "unknown_parts")
+        if parts:
+            return (f"a list of accelerators {text!r} with parts the catalog does not know ({f['detail']}): no peak "
+                    f"or memory, hardware checks skipped")
         close = f"; close matches: {f['detail']}" if f["detail"] else "; no close match"
         return f"unknown accelerator {text!r}: no peak or memory, hardware checks skipped{close}"
+
+
+class AcceleratorMix(Rule):
+    """The hardware names several accelerators: a mix, with a peak only when its parts share one.
+
+    **What it checks.** A cell that lists several catalog accelerators (``"NVIDIA A100, NVIDIA V100"``,
+    ``"Google TPU v3, Google TPU v4"``). With the chips of each part, a cluster's peak is the chip-weighted
+    mean of the parts' peaks (the EU AI Act GPAI guidance, Annex A); a claim gives one chip count, so only a
+    peak (and a memory) that every part shares is used; otherwise the hardware checks that need them are
+    skipped, and this finding says so.
+
+    **Why it matters.** Taking the first part's peak would check a V100 run against an A100 (2.5x), silently.
+
+    **Example.** ``hardware: "A100 40GB, A100 80GB"``: both 312 TFLOP/s bf16, used. ``"V100, A100"``: 125
+    and 312 TFLOP/s, no shared peak: skipped.
+
+    **References.** European Commission, Guidelines on the scope of obligations for providers of
+    general-purpose AI models (July 2025), Annex A.
+    """
+
+    code = "H004"
+    note = True
+    name = "accelerator-mix"
+    quantity = "hardware"
+    formula = "peak = Σ chips_i · peak_i / Σ chips_i"
+    severity = "info"
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        hw = state.hardware
+        rows = np.flatnonzero(hw["mix"].notna().to_numpy(dtype=bool))
+        return findings_frame(rows, cls.code, "info", "hardware", detail=hw["accelerator_name"].to_numpy(dtype=object)[rows],
+                              expected=hw["catalog_peak"].to_numpy(dtype=float)[rows])
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        row = int(f["row"])
+        prec = result.cell("hardware", row, "precision")
+        if math.isfinite(float(f["expected"])):
+            return (f"a mix of {f['detail']}: they share the dense {prec} peak "
+                    f"{fmt.value('peak_flops_per_chip', float(f['expected']))}, used for the hardware checks")
+        return (f"a mix of {f['detail']}: their {prec or 'usual'} peaks differ and the claim gives no chips per part, "
+                f"so the checks that need the peak are skipped")
 
 
 class NoPeakForPrecision(Rule):

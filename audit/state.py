@@ -46,7 +46,9 @@ class Prefill:
 @dataclass
 class WorkState:
     """Work columns (``q``: values, ``source``: claimed | derived | catalog, ``how``: the rule or note that gave a
-    derived value), the hardware match, FLOPs-per-token conventions, and what the relations found."""
+    derived value, ``precision``: the log half-width of each value, from the digits it was stated with and
+    carried through derivations, see :mod:`audit.significance`), the hardware match, FLOPs-per-token
+    conventions, and what the relations found."""
 
     claims: Claims
     config: Config
@@ -54,24 +56,52 @@ class WorkState:
     q: pd.DataFrame
     source: pd.DataFrame
     how: pd.DataFrame
+    precision: pd.DataFrame
     hardware: pd.DataFrame
     architecture: pd.DataFrame
     prefill: dict[str, Prefill] = field(default_factory=dict)
-    #: The work columns before any relation ran (the outlier search starts again from here).
-    initial: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame] | None = None
+    #: The work columns (q, source, how, precision) before any relation ran (the outlier search starts again
+    #: from here).
+    initial: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame] | None = None
     #: Findings of the relation rules (the outlier search looks for claims they disagree on).
     relation_findings: list[pd.DataFrame] = field(default_factory=list)
-    #: Runs the relations on other work columns: (q, source, how) -> their findings (set by the engine).
-    resolve: Callable[[pd.DataFrame, pd.DataFrame, pd.DataFrame], list[pd.DataFrame]] | None = None
+    #: Runs the relations on other work columns for some claims: (rows, q, source, how, precision) -> their
+    #: findings (set by the engine; the frames hold the claims at positions ``rows``).
+    resolve: Callable[[np.ndarray, pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame],
+                      list[pd.DataFrame]] | None = None
+    #: Positions of the claims the work columns hold, when they hold only some (None: every claim in order).
+    rows: np.ndarray | None = None
+    #: :meth:`finetune`, computed on first use (relations ask for it on every pass).
+    _finetune: np.ndarray | None = field(default=None, repr=False)
+
+    def info(self, name: str) -> np.ndarray:
+        """A text field of the claims the work columns hold (``claims.info``), as objects."""
+        values = self.claims.info[name].to_numpy(dtype=object)
+        return values if self.rows is None else values[self.rows]
+
+    def finetune(self) -> np.ndarray:
+        """Claims that are fine-tunes (they name a base model): their compute may include the base model's,
+        while their hardware figures describe the fine-tune alone."""
+        if self._finetune is None:
+            base = pd.Series(self.info("base_model"), dtype=object)
+            self._finetune = (base.notna() & base.astype(str).str.strip().ne("")).to_numpy(dtype=bool)
+        return self._finetune
 
     def col(self, name: str) -> np.ndarray:
-        """A work column's values as floats."""
-        return self.q[name].to_numpy(dtype=float)
+        """A copy of a work column's values as floats (a copy: the engine fills the columns as it goes)."""
+        return self.q[name].to_numpy(dtype=float, copy=True)
 
-    def set_derived(self, name: str, values: np.ndarray, note: str) -> None:
-        """Fill ``name`` where it is unknown and ``values`` is finite, marking it derived by ``note``."""
+    def slack(self, *names: str) -> np.ndarray:
+        """The summed log half-widths of some work columns: how far a comparison of them may be off by the
+        precision they were stated with alone."""
+        return sum((self.precision[n].to_numpy(dtype=float) for n in names), np.zeros(len(self.q)))
+
+    def set_derived(self, name: str, values: np.ndarray, note: str, precision: np.ndarray | None = None) -> None:
+        """Fill ``name`` where it is unknown and ``values`` is finite, marking it derived by ``note`` (with the
+        log half-width ``precision`` it inherits from the figures it came from; 0 when exact)."""
         mask = np.isnan(self.q[name].to_numpy()) & np.isfinite(values)
         if mask.any():
             self.q.loc[mask, name] = values[mask]
             self.source.loc[mask, name] = "derived"
             self.how.loc[mask, name] = note
+            self.precision.loc[mask, name] = 0.0 if precision is None else precision[mask]

@@ -185,9 +185,10 @@ _COUNT_SCALE_RE = re.compile(
     r"(?P<s>quadrillion|trillion|billion|million|thousand|bn|mn|tn|[kmbtg])(?![a-z0-9])\s*-?\s*", re.IGNORECASE)
 # Word-only multipliers for the kinds whose letters are SI prefixes attached to the unit (FLOP, bytes).
 _WORD_SCALE_RE = re.compile(r"(?P<s>quadrillion|trillion|billion|million|thousand)(?![a-z0-9])\s*", re.IGNORECASE)
-# Accelerator-hours: "k"/"K", "M" and "B" case-sensitive (a lowercase "m" could be minutes), plus words.
+# Accelerator-hours: "k"/"K", "M", "B"/"b", "T"/"t" and the words; "mn", "bn", "tn". A lowercase "m" alone could be
+# minutes: it is refused (see _descriptor_problem), never read as a bare number.
 _HOURS_SCALE_RE = re.compile(
-    r"(?P<s>(?i:quadrillion|trillion|billion|million|thousand)|bn|[kKMBG])(?![A-Za-z0-9])\s*-?\s*")
+    r"(?P<s>(?i:quadrillion|trillion|billion|million|thousand)|mn|bn|tn|[kKMBbTtG])(?![A-Za-z0-9])\s*-?\s*")
 
 # SI prefixes (BIPM SI Brochure, 9th ed.; ronna/quetta added by the 27th CGPM, 2022). Matched
 # case-insensitively for FLOP: "mFLOP" can only mean mega in a training report.
@@ -289,6 +290,31 @@ _BAD_HOUR_WORDS: dict[str, str] = {
 _WORD_TOKEN_RE = re.compile(r"[A-Za-z0-9.]+")
 _SPLIT_RE = re.compile(r"[\s\-]+")
 
+# Words that may not stand between a number and its unit as a description ("1M H100 GPU-hours" describes the
+# hours; "2.788m GPU-hours", "5 min GPU-hours", "3 x 1024 GPUs" and "140 billion B tokens" hold a multiplier, a
+# unit or a product, which a description would silently drop, leaving the bare number).
+_NOT_DESCRIPTORS = frozenset({*_COUNT_SCALE, "g", *_HOURS_UNITS, *_DAYS_UNITS, "x", "times", "by"})
+_PRODUCT_RE = re.compile(r"[x×*·⋅∙]|times|by", re.IGNORECASE)
+_NUMERIC_TOKEN_RE = re.compile(r"[0-9.,]+")
+
+
+def _descriptor_problem(tokens: list[str], unit_kind: str) -> None:
+    """Refuse words before the unit that are a multiplier, a unit, a number or a product (see _NOT_DESCRIPTORS)."""
+    for i, tok in enumerate(tokens):
+        low = tok.lower()
+        if _PRODUCT_RE.fullmatch(tok) or (_NUMERIC_TOKEN_RE.fullmatch(tok) and i > 0
+                                          and _PRODUCT_RE.fullmatch(tokens[i - 1])):
+            raise _Reject("a product ('... x 1024') is not read; write the total", specific=True)
+        if _NUMERIC_TOKEN_RE.fullmatch(tok):
+            raise _Reject(f"a second number ({tok!r}) before the unit is not read; write one number", specific=True)
+        if tok == "m" and unit_kind == "hours":
+            raise _Reject("'m' is ambiguous here (million or minutes?); write M or million (2.788M GPU-hours), "
+                          "or min", specific=True)
+        if low in _NOT_DESCRIPTORS:
+            what = "a multiplier" if low in _COUNT_SCALE or low == "g" else "a unit"
+            raise _Reject(f"{tok!r} before the unit is {what} that cannot be read there; write one multiplier "
+                          f"right after the number", specific=True)
+
 
 def _tokens(rest: str) -> list[str]:
     """Split unit text on spaces and hyphens: ``H100 GPU-hours`` -> ``['H100', 'GPU', 'hours']``."""
@@ -322,7 +348,10 @@ def _unit_count(rest: str) -> _Scale:
         raise _Reject("a node holds several accelerators; give the accelerator count", specific=True)
     # Up to three descriptive words before the unit: "1.4T training tokens", "6,144 TPU v4 chips".
     if lowered[-1] in _COUNT_UNITS and len(toks) <= 4 and all(_WORD_TOKEN_RE.fullmatch(t) for t in toks[:-1]):
+        _descriptor_problem(toks[:-1], "count")
         return (exp, 1, 1)
+    if toks and _PRODUCT_RE.fullmatch(toks[0]):
+        _descriptor_problem(toks, "count")
     raise _Reject(f"unknown unit {rest.strip()!r}")
 
 
@@ -440,6 +469,7 @@ def _unit_days(rest: str) -> _Scale:
         desc = lowered[:-1]
         if all(d in _DAYS_QUALIFIERS for d in desc):
             return (0, *_DAYS_UNITS[lowered[-1]])
+        _descriptor_problem(toks[:-1], "days")
         if len(desc) <= 3 and all(_WORD_TOKEN_RE.fullmatch(t) for t in toks[:-1]):
             raise _Reject(f"{rest.strip()!r} is accelerator time, not a wall-clock duration; "
                           "give the training duration in days", specific=True)
@@ -460,8 +490,11 @@ def _unit_hours(rest: str) -> _Scale:
             raise _Reject(_BAD_HOUR_WORDS[t], specific=True)
     # Any accelerator name may qualify the hours: GPU-hours, TPU-hours, chip-hours, A100-hours, H100 GPU hours.
     if lowered[-1] in _HOURS_UNITS and len(toks) <= 4 and all(_WORD_TOKEN_RE.fullmatch(t) for t in toks[:-1]):
+        _descriptor_problem(toks[:-1], "hours")
         num, den = _HOURS_UNITS[lowered[-1]]
         return (exp, num, den)
+    if toks[0] == "m" or _PRODUCT_RE.fullmatch(toks[0]):
+        _descriptor_problem(toks, "hours")
     raise _Reject(f"unknown unit {rest.strip()!r}")
 
 

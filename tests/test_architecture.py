@@ -42,11 +42,14 @@ def test_full_recomputation_gives_hfu_by_the_narayanan_coefficients():
     l, h, s, v = 96, 12288, 2048, 51200
     model = 72 * l * h * h * (1 + s / (6 * h) + v / (12 * l * h))
     hardware = 96 * l * h * h * (1 + s / (6 * h) + v / (16 * l * h))
+    # A stated FLOP/s per GPU with full recomputation is read as hardware FLOPs (issue 9, C015): HFU = 140 / 312,
+    # and the model FLOPs are the hardware ones times model / hardware.
     c = one({"id": "gpt3-hfu", **GPT3_ARCH, "hardware": "A100 80GB", "achieved_flops_per_chip": "140 TFLOP/s",
              "activation_recompute": "full"})
     assert c["quantities"]["flops_per_token"]["value"] == pytest.approx(model)
-    assert c["quantities"]["mfu"]["value"] == pytest.approx(140 / 312)
-    assert c["quantities"]["hfu"]["value"] == pytest.approx(140 / 312 * hardware / model)
+    assert c["quantities"]["achieved_hardware_flops_per_chip"]["value"] == pytest.approx(140e12)
+    assert c["quantities"]["hfu"]["value"] == pytest.approx(140 / 312)
+    assert c["quantities"]["mfu"]["value"] == pytest.approx(140 / 312 * model / hardware)
 
 
 def test_hfu_quoted_where_mfu_belongs_is_named():

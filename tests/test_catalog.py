@@ -179,3 +179,149 @@ def test_epoch_spelling_of_the_mi250x_resolves():
 
     hit = load_catalog().lookup("AMD Radeon Instinct MI250X")
     assert hit is not None and hit.peak_flops("bf16") == pytest.approx(383e12)
+
+
+# ------------------------------------------------------------------------------- families and close matches
+
+
+def test_every_row_has_a_family_of_its_vendor():
+    frame = pd.read_csv(data_path("accelerators.csv"), dtype=str, keep_default_na=False)
+    assert (frame["family"].str.strip() != "").all()
+    # A family never spans vendors: its name starts with the row's vendor.
+    for _, row in frame.iterrows():
+        assert row["family"].startswith(row["vendor"] + " "), (row["id"], row["family"], row["vendor"])
+
+
+@pytest.mark.parametrize("name, family", [
+    ("GTX 1070", "NVIDIA"), ("GTX 1080 Ti", "NVIDIA"), ("H1000", "NVIDIA Hopper"), ("MI400", "AMD CDNA"),
+    ("TPU v8", "Google TPU"), ("Tesla P40", "NVIDIA Pascal"), ("RTX 3080", "NVIDIA"), ("Ascend 920", "Huawei Ascend"),
+    ("Trainium4", "AWS Trainium"), ("Gaudi 4", "Intel Gaudi"),
+])
+def test_close_matches_stay_in_the_family(catalog, name, family):
+    close = catalog.close_matches(name)
+    assert close, name
+    by_name = {a.name: a for a in catalog}
+    assert all(by_name[c].family.startswith(family) for c in close), close
+
+
+def test_a_geforce_card_never_suggests_a_data_center_part(catalog):
+    # Issue 9: "GTX 1080 Ti" must not suggest an H100. (It is in the catalog now; its neighbours are GeForce.)
+    for name in ("GTX 1080 Ti", "GTX 1070", "GeForce GTX 1660", "RTX 3080"):
+        close = catalog.close_matches(name)
+        assert not any(c.startswith(("NVIDIA H", "NVIDIA A100", "NVIDIA B")) for c in close), (name, close)
+
+
+@pytest.mark.parametrize("name", ["Graphcore IPU", "Graphcore Colossus MK2", "CPU", "Intel Xeon", "3090",
+                                  "SambaNova SN40L", "Groq LPU", "Apple M2"])
+def test_no_suggestion_without_a_family(catalog, name):
+    assert catalog.lookup(name) is None
+    assert catalog.close_matches(name) == []
+
+
+@pytest.mark.parametrize("name", ["K800", "GTX 10800 Ti", "GTX 580 Ti", "TPU v10", "Ascend 9100", "K40x",
+                                  "TITAN", "TITAN X", "RTX 6000", "V100 DGXS 64GB", "Quadro RTX 9000"])
+def test_new_names_are_exact_not_loose(catalog, name):
+    # TITAN / TITAN X / RTX 6000 each name several different cards, so none is an alias.
+    assert catalog.lookup(name) is None
+
+
+# ------------------------------------------------------------------------------- rows added for Epoch's names
+
+
+@pytest.mark.parametrize("name, accel_id, precision, peak_tflops, memory_gb", [
+    # Each figure as the vendor states it (see the row's source_* columns).
+    ("NVIDIA Tesla V100 DGXS 32 GB", "v100-dgxs-32gb", "fp16", 125, 32),   # DGX Station: 500 TF / 4 GPUs
+    ("Tesla V100-SXM3-32GB", "v100-sxm3-32gb", "fp16", 125, 32),           # DGX-2: 2 PF / 16 GPUs
+    ("NVIDIA Tesla K80", "k80", "fp32", 8.73, 24),                         # K80 datasheet, per board
+    ("NVIDIA Tesla K40c", "k40", "fp32", 5.04, 12),                        # 2880 cores x 2 x 875 MHz
+    ("NVIDIA GeForce GTX 580", "gtx-580", "fp32", 1.581, 1.536),           # 512 x 2 x 1544 MHz
+    ("NVIDIA GeForce GTX TITAN X", "gtx-titan-x", "fp32", 6.605, 12),      # 3072 x 2 x 1075 MHz
+    ("NVIDIA GeForce RTX 2080 Ti 11GB", "rtx-2080-ti", "fp16", 53.8, 11),  # Turing whitepaper, FP32 accumulate
+    ("NVIDIA Quadro RTX 6000", "quadro-rtx-6000", "fp16", 130.5, 24),
+    ("NVIDIA RTX A6000", "rtx-a6000", "bf16", 154.8, 48),                  # 309.7 sparse / 2
+    ("Huawei Ascend 910", "ascend-910", "fp16", 256, 32),                  # Huawei, Aug 2019
+    ("Google TPU v6e Trillium", "tpu-v6e", "bf16", 918, 32),
+])
+def test_rows_for_epoch_names(catalog, name, accel_id, precision, peak_tflops, memory_gb):
+    accel = catalog.lookup(name)
+    assert accel is not None and accel.id == accel_id
+    assert accel.peak_flops(precision) == pytest.approx(peak_tflops * 1e12, rel=1e-12)
+    assert accel.memory_gb == pytest.approx(memory_gb)
+
+
+def test_multi_gpu_boards_are_counted_per_board(catalog):
+    # A K80 board holds 2 GK210 GPUs; a GTX 590 2 GF110s; a Tesla S1070 box 4 GPUs. The per-GPU K80 row is half.
+    assert catalog.lookup("K80").unit == "package"
+    assert catalog.lookup("GTX 590").unit == "package"
+    assert catalog.lookup("Tesla S1070").unit == "system"
+    gk210 = catalog.lookup("K80 GK210")
+    assert gk210.unit == "gpu"
+    assert gk210.peak_flops("fp32") * 2 == pytest.approx(catalog.lookup("K80").peak_flops("fp32"))
+
+
+def test_parts_without_a_comparable_flop_figure_have_no_peak(catalog):
+    # TPU v1 is INT8-only (92 TOPS, Jouppi et al. 2017); Cerebras publishes no dense FLOP/s for the WSE-2.
+    for name in ("TPU v1", "Cerebras CS-2"):
+        accel = catalog.lookup(name)
+        assert accel is not None and accel.peaks_tflops == {}, name
+
+
+def test_pre_tensor_core_parts_default_to_fp32(catalog):
+    for name in ("K80", "K40", "GTX 580", "GTX TITAN X", "M40", "GTX 1080 Ti", "Tesla S1070"):
+        accel = catalog.lookup(name)
+        assert accel.default_precision == "fp32" and "bf16" not in accel.peaks_tflops, name
+
+
+# ------------------------------------------------------------------------------- mixes
+
+
+@pytest.mark.parametrize("text, ids", [
+    ("NVIDIA A100,NVIDIA V100", ["a100-sxm4-80gb", "v100-sxm2-32gb"]),
+    ("Google TPU v3, Google TPU v4", ["tpu-v3", "tpu-v4"]),
+    ("A100 + H100", ["a100-sxm4-80gb", "h100-sxm5-80gb"]),
+    ("A100 and H100", ["a100-sxm4-80gb", "h100-sxm5-80gb"]),
+    ("TPU v4; TPU v5e; TPU v6e", ["tpu-v4", "tpu-v5e", "tpu-v6e"]),
+    ("A100, NVIDIA A100", ["a100-sxm4-80gb"]),                              # the same part twice: one
+])
+def test_lookup_mix_resolves_each_part(catalog, text, ids):
+    assert catalog.lookup(text) is None
+    assert [a.id for a in catalog.lookup_mix(text)] == ids
+
+
+@pytest.mark.parametrize("text", [
+    "H100",                                 # one name: lookup, not a mix
+    "NVIDIA B300 (Blackwell Ultra, HGX)",   # a comma inside parentheses is part of one name
+    "AMD Instinct MI250X / MI250",          # ROCm's name of one device: "/" is not a separator
+    "H1000",
+    "A100, H1000",                          # a part unknown: not resolved (resolve_mix says which)
+    "",
+])
+def test_lookup_mix_is_none_unless_every_part_of_a_list_resolves(catalog, text):
+    assert catalog.lookup_mix(text) is None
+
+
+def test_resolve_mix_names_the_unknown_part(catalog):
+    parts = catalog.resolve_mix("NVIDIA A100, NVIDIA H1000")
+    assert [(text, a and a.id) for text, a in parts] == [("NVIDIA A100", "a100-sxm4-80gb"), ("NVIDIA H1000", None)]
+    assert any("H100" in c for c in catalog.close_matches(parts[1][0]))
+
+
+def test_mix_peak_averages_by_chip_count_or_needs_a_shared_peak(catalog):
+    from audit.catalog import mix_memory_gb, mix_peak
+
+    a100, v100 = catalog.lookup("A100"), catalog.lookup("V100")
+    # EU AI Act GPAI guidance: a mixed cluster's peak is averaged over its chips. 3 A100 (312 bf16) and
+    # 1 V100 (125 fp16, its usual precision): (3 x 312 + 125) / 4 = 265.25 TF.
+    assert mix_peak([a100, v100], counts=[3, 1]) == pytest.approx(265.25e12)
+    # Without counts the peaks differ: the mix's peak cannot be checked.
+    assert mix_peak([a100, v100]) is None
+    # Parts that share a peak (A100 40GB and 80GB: 312) need no counts; their memories differ.
+    a40, a80 = catalog.lookup("A100 40GB"), catalog.lookup("A100 80GB")
+    assert mix_peak([a40, a80]) == pytest.approx(312e12)
+    assert mix_memory_gb([a40, a80]) is None
+    assert mix_memory_gb([a40, a80], counts=[1, 1]) == pytest.approx(60)
+    # A stated precision one part lacks: no peak (V100 has no bf16).
+    assert mix_peak([a100, v100], "bf16", counts=[1, 1]) is None
+    # Counts that do not fit the parts: no peak.
+    assert mix_peak([a100, v100], counts=[1]) is None
+    assert mix_peak([a100, v100], counts=[1, 0]) is None

@@ -11,7 +11,7 @@ import json
 import pandas as pd
 import pytest
 
-from audit.api import check, to_json
+from audit.api import check, check_records, to_json
 from audit.reading import LoadError
 from conftest import DATA, PF_DAY, claim_by_id, findings_of
 
@@ -244,7 +244,6 @@ def test_validation_errors_name_the_field_in_markdown(cli_run):
     ({"mfu": 0}, "mfu"),
     ({"tokens": "1e400"}, "tokens"),
     ({"compute_flops": "NaN"}, "compute_flops"),
-    ({"precision": "int4"}, "precision"),
     ({"params": True}, "params"),
     ({"wall_clock_days": "21 GPU-days"}, "wall_clock_days"),
 ])
@@ -262,3 +261,11 @@ def test_a_file_level_problem_is_a_load_error_naming_the_file():
         check([str(DATA / "malformed.json")])
     assert "malformed.json" in str(info.value)
     assert "not valid JSON" in str(info.value)
+
+
+def test_a_precision_that_names_no_format_is_not_stated_not_invalid():
+    # "int4" names no precision with a FLOP/s peak: read as not stated (issue 9), the peak assumed and said so.
+    doc = to_json(check_records([{"id": "q", "precision": "int4", "hardware": "H100", "mfu": "40%"}]))
+    claim = doc["claims"][0]
+    assert claim["status"] != "invalid"
+    assert [f for f in claim["findings"] if f["rule"] == "V001"] == []

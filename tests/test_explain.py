@@ -122,7 +122,7 @@ def test_dataset_size_given_for_tokens_processed_is_the_epochs():
 
 def test_words_counted_as_tokens():
     # 1T words is about 1.3T tokens (about 0.75 words per token): compute from 1.3T tokens.
-    c = claim({"id": "words", "params": "10B", "tokens": "1T", "compute_flops": 6 * 10e9 * 1.3e12})
+    c = claim({"id": "words", "params": "10.0B", "tokens": "1.00T", "compute_flops": 6 * 10e9 * 1.3e12})
     f = finding(c, "C001")
     assert f["ratio"] == pytest.approx(1.3)
     assert "words-tokens" in causes(f)

@@ -202,20 +202,23 @@ def test_summary_counts_and_worst_first(corpus, corpus_page):
 
 def test_failing_claims_lead_and_explain(monkeypatch):
     records = [
-        {"id": "fine", "params": "7B", "tokens": "1T", "compute_flops": 4.2e22},
+        {"id": "fine", "params": "7.00B", "tokens": "1.00T", "compute_flops": 4.2e22},
         {"id": "pf-days", "params": "175B", "tokens": "300B", "compute_flops": "3640", "hardware": "V100",
          "chips": 1024, "wall_clock_days": 34},
-        {"id": "slightly-off", "params": "7B", "tokens": "1T", "compute_flops": 6e22},
+        {"id": "slightly-off", "params": "7.00B", "tokens": "1.00T", "compute_flops": 6e22},
         {"id": "broken", "params": "-5"},
     ]
     result = check_records(records)
     ctx = report.context(result)
     assert [c["id"] for c in ctx["claims"]] == ["broken", "pf-days", "slightly-off", "fine"]
-    assert ctx["worst"][1]["headline"]["rule"] == "C001"
+    # The outlier leads (issue 9): which figure to look at, and what it would have to be (6 x 175e9 x 300e9).
+    headline = ctx["worst"][1]["headline"]
+    assert headline["rule"] == "C009" and "Compute (3640) would have to be about 3.15e23 FLOP" in headline["message"]
     page = report.render(result)
     assert_valid(page)
     pf = next(c for c in ctx["claims"] if c["id"] == "pf-days")
-    assert pf["problems"][0]["formula"].startswith("C = 6")
+    assert [p["rule"] for p in pf["problems"]][:2] == ["C009", "C001"]
+    assert pf["problems"][1]["formula"].startswith("C = 6")
     assert any(d["label"] == "MFU" and "C003" == d["rule"] for d in pf["derived"])
 
 
@@ -245,11 +248,9 @@ def test_the_engines_explanations_are_shown(corpus, corpus_page):
     #   Gopher C001:        6.31e23 / (6 x 280e9 x 300e9)  = 6.31e23 / 5.04e23  = 1.252
     #   OPT-175B C001:      4.30e23 / (6 x 175e9 x 300e9)  = 4.30e23 / 3.15e23  = 1.365
     #   BloombergGPT C001:  2.36e23 / (6 x 50.6e9 x 569e9) = 2.36e23 / 1.727e23 = 1.366
-    #   BLOOM C005:         150 TFLOP/s / (MFU x 312), MFU = 6 x 176e9 x 366e9 / (1,082,990 x 3600 x 312e12)
-    #                       = 0.3177, so 150 / 99.1 = 1.51
+    # (BLOOM's 150 TFLOP/s per A100 are hardware FLOPs too, but a rate is read so, not flagged: C015.)
     # So the engine must name recomputation (factor 4/3) on each: a broken explain fails here, it is not skipped.
-    for claim_id, rule in (("gopher-280b", "C001"), ("opt-175b", "C001"), ("bloomberggpt-50b", "C001"),
-                           ("bloom-176b", "C005")):
+    for claim_id, rule in (("gopher-280b", "C001"), ("opt-175b", "C001"), ("bloomberggpt-50b", "C001")):
         [f] = [f for f in claims[claim_id]["findings"] if f["rule"] == rule]
         assert f["severity"] == "warning", (claim_id, rule, f)
         assert f["explanation"], (claim_id, rule, f)
@@ -257,7 +258,7 @@ def test_the_engines_explanations_are_shown(corpus, corpus_page):
         assert recompute and recompute[0]["factor"] == pytest.approx(4 / 3, rel=1e-9), (claim_id, rule, f)
     explained = [f for c in claims.values() for f in c["findings"]
                  if f.get("explanation") and f["severity"] in ("warning", "error")]
-    assert len(explained) >= 4
+    assert len(explained) >= 3
     for f in explained:
         assert f"<strong>Likely cause:</strong> {escape(f['explanation'])}</p>" in corpus_page
         for alt in (f.get("explanations") or [])[1:]:
@@ -520,7 +521,7 @@ def chart_boxes(page: str) -> dict[str, str]:
 def test_every_chart_in_the_page_is_drawn_by_the_svg_module(drawn):
     # A few claims: one scatter of MFU (LLaMA-65B's derived 47.7 %) and one of compute (the 7B claim's C001).
     page = report.render(check_records([
-        {"id": "fine", "params": "7B", "tokens": "1T", "compute_flops": 4.2e22},
+        {"id": "fine", "params": "7.00B", "tokens": "1.00T", "compute_flops": 4.2e22},
         {"id": "llama-65b", "params": "65.2B", "tokens": "1.4T", "hardware": "A100 80GB", "chips": 2048,
          "chip_hours": "1,022,362"},
     ]))

@@ -13,6 +13,7 @@ import io
 import json
 import math
 import os
+import re
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -22,11 +23,13 @@ import pytest
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
+from audit import report
 from audit.api import check_records, to_json
 from audit.catalog import load_catalog
-from audit.reading import LoadError, MAX_JSON_DEPTH, json_depth, normalize, read_path, read_paths
+from audit.reading import (LoadError, MAX_JSON_DEPTH, canonical_columns, claims_from_records, json_depth, normalize,
+                           read_path, read_paths)
 from audit.pipeline import audit_claims as audit
-from audit.quantities import column_map
+from audit.quantities import canonical_column, column_map
 from audit.rules import relation_rules
 from audit.units import UnitError, parse_series, parse_value
 
@@ -54,27 +57,51 @@ WRITTEN = st.sampled_from([
     "0", "1e400", "", " ", "1.5", "null", "N/A", "10^24", "~70B", "≈ 3.14×10²³ FLOP", "2,048 GPUs", "abc",
     "<script>alert(1)</script>", "=cmd|' /C calc'!A0", "\u202e", "é", "\x0b",
 ])
-FIELD_NAMES = sorted(column_map()) + ["claims", "_row", "_file", "id", "name", "notes", ""]
+#: Names that were the reader's own bookkeeping columns, and wrapper keys, beside every field name and alias.
+FIELD_NAMES = sorted(column_map()) + ["claims", "_row", "_file", "_row (input)", "_file (input)", "id", "name",
+                                      "notes", "", "phases", "runs", "Claims", "Training time (hours)"]
+#: Text with lone surrogates (written by json.dumps as "\ud800" escapes), a valid pair, and plain letters.
+SURROGATE_TEXT = st.lists(st.sampled_from(["\ud800", "\udfff", "\udc00", "\ud83d\ude00", "a", "7B"]),
+                          min_size=1, max_size=4).map("".join)
 JSON_SCALARS = (st.none() | st.booleans() | st.integers(min_value=-(10**30), max_value=10**30)
-                | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=20) | WRITTEN)
+                | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=20) | WRITTEN | SURROGATE_TEXT)
 JSON_VALUES = st.recursive(
     JSON_SCALARS,
     lambda children: (st.lists(children, max_size=4)
-                      | st.dictionaries(st.sampled_from(FIELD_NAMES) | st.text(max_size=8), children, max_size=6)),
+                      | st.dictionaries(st.sampled_from(FIELD_NAMES) | st.text(max_size=8) | SURROGATE_TEXT, children,
+                                        max_size=6)),
     max_leaves=25,
 )
 
 
+def understood(key: str) -> bool:
+    """Whether a key names a field of a claim (README: Input): a canonical name or alias, or phases."""
+    return canonical_column(key) is not None or "".join(c for c in key.lower() if c.isalnum()) == "phases"
+
+
 def expected_claims(doc: object) -> int | None:
-    """How many claims a JSON document holds (None: the file must be refused as a whole)."""
+    """How many claims a JSON document holds (None: the file must be refused as a whole).
+
+    Refused: no claims; claims wrapped under a key other than "claims" (an array of objects under a key of an object
+    that names no field, or beside "claims"); objects of which no key at all is understood."""
+    if isinstance(doc, dict) and ("claims" in doc or not any(understood(k) for k in doc)):
+        if any(k != "claims" and isinstance(v, list) and v and all(isinstance(x, dict) for x in v)
+               for k, v in doc.items()):
+            return None
     if isinstance(doc, dict) and "claims" in doc:
         items = doc["claims"]
-        return len(items) if isinstance(items, list) and items else None
-    if isinstance(doc, dict):
-        return 1
-    if isinstance(doc, list):
-        return len(doc) or None
-    return None
+        if not isinstance(items, list) or not items:
+            return None
+    elif isinstance(doc, dict):
+        items = [doc]
+    elif isinstance(doc, list):
+        items = doc
+    else:
+        return None
+    objects = [x for x in items if isinstance(x, dict)]
+    if not items or (objects and not any(understood(k) for x in objects for k in x)):
+        return None
+    return len(items)
 
 
 def _audit_and_render(raw) -> int:
@@ -86,6 +113,14 @@ def _audit_and_render(raw) -> int:
     # an infinity (see test_output.py::test_json_report_of_an_infinite_extra_value, a known bug).
     doc = json.loads(json.dumps(to_json(result), allow_nan=True))
     assert doc["summary"]["claims"] == len(claims)
+    # Every text format is written out as UTF-8, strictly: one character that cannot be (a lone surrogate from a
+    # JSON escape, issue 10) must not abort the batch.
+    for fmt in ("text", "json", "markdown", "csv"):
+        out = report.get(fmt).render(result, report.Options())
+        if isinstance(out, str):
+            out.encode("utf-8")
+    for _, column, _ in claims.unread_columns:
+        column.encode("utf-8")
     return len(claims)
 
 
@@ -109,7 +144,7 @@ def test_any_json_value_yields_claims_or_a_load_error(scratch, docs):
         path.write_text(json.dumps(doc, allow_nan=True), encoding="utf-8")
         want = expected_claims(doc)
         try:
-            table = read_path(str(path))
+            table = read_paths([str(path)])  # as the command line reads a file
         except LoadError as exc:
             assert want is None, f"refused a document with {want} claims: {exc}"
             assert str(exc).startswith(str(path))
@@ -122,18 +157,20 @@ def test_any_json_value_yields_claims_or_a_load_error(scratch, docs):
 
 
 @fast(30)
-@given(lines=st.lists(JSON_VALUES | st.text(max_size=30), min_size=1, max_size=5))
-def test_any_json_lines_yield_one_claim_per_line_or_a_load_error(scratch, lines):
+@given(lines=st.lists(JSON_VALUES | st.text(max_size=30), min_size=1, max_size=5),
+       end=st.sampled_from(["\n", "\r\n", "\r"]))
+def test_any_json_lines_yield_one_claim_per_line_or_a_load_error(scratch, lines, end):
+    # Any line end: "\n", "\r\n", or a bare "\r" (issue 10: CR-only files became one invalid claim).
     path = scratch / "lines.jsonl"
-    texts = [json.dumps(x, allow_nan=True) if not isinstance(x, str) else x.replace("\n", " ") for x in lines]
-    path.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    texts = [json.dumps(x, allow_nan=True) if not isinstance(x, str) else re.sub(r"[\r\n]", " ", x) for x in lines]
+    path.write_bytes((end.join(texts) + end).encode("utf-8"))
     try:
         table = read_path(str(path))
     except LoadError:
         assert all(not t.strip() for t in texts) or _binary_like("\n".join(texts))
         return
     assert len(table.frame) == sum(1 for t in texts if t.strip())
-    _audit_and_render(table)
+    _audit_and_render(canonical_columns(table, str(path), per_row=True))
 
 
 def _binary_like(text: str) -> bool:
@@ -168,7 +205,19 @@ def test_any_csv_table_keeps_one_claim_per_row_or_is_refused(scratch, header, ro
         assert len(records) <= 1 or not any(h.strip() for h in records[0]) or _binary_like(text), str(exc)
         return
     assert len(table.frame) == len(records) - 1
-    _audit_and_render(table)
+    try:
+        named = canonical_columns(table, str(path), require_known=True)
+    except LoadError as exc:
+        # Refused only for a reason of the whole file: no column understood, or two columns for one field.
+        headers = [str(c) for c in table.frame.columns]
+        fields = [understood(h) and canonical_column(h) for h in headers]
+        twice = {f for f in fields if f and fields.count(f) > 1} - {"name", "source"}
+        assert not any(fields) or twice, (str(exc), headers)
+        return
+    # Every column not understood is named once, and no column that is.
+    unread = [column for _, column, _ in named.unread]
+    assert sorted(unread) == sorted(str(c) for c in table.frame.columns if not understood(str(c)))
+    _audit_and_render(named)
 
 
 @FAST
@@ -466,3 +515,227 @@ def test_memory_fit_is_invariant_under_rescaling_when_chips_are_derived():
     result = check_records(_with_ids([claim, rescaled(claim, 2.0)]))
     assert result.source.at[0, "chips"] == "derived"
     assert verdicts(result, 0) == verdicts(result, 1)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Issue 10: inputs aimed at the guarantees, as classes.
+
+#: Spellings of a few fields (canonical names, aliases, a header with a unit) and names that are no field.
+SPELLINGS = ["params", "n_params", "Params", "parameters", "model_size", "chips", "gpus", "num_gpus",
+             "Hardware quantity", "tokens", "n_tokens", "wall_clock_days", "days", "Training time (hours)", "name",
+             "model", "source", "url", "Reference", "notes", "_row", "_row (input)", "_file"]
+CELL_VALUES = WRITTEN | st.integers(0, 10**13) | st.floats(0, 1e13) | st.none() | st.booleans()
+
+
+def _row_view(claims, row: int) -> tuple:
+    """What a claim was read as: its values, their texts, identity fields, and invalid fields with messages."""
+    values = tuple("nan" if v != v else v for v in claims.values.iloc[row].tolist())
+    texts = tuple(claims.text.iloc[row].tolist())
+    info = tuple(claims.info.loc[row, ["name", "source", "hardware"]].tolist())
+    inv = claims.invalid[claims.invalid["row"] == row]
+    return values, texts, info, sorted(zip(inv["field"], inv["message"]))
+
+
+@fast(60)
+@given(rows=st.lists(st.dictionaries(st.sampled_from(SPELLINGS), CELL_VALUES, max_size=5), min_size=2, max_size=8))
+def test_each_row_is_read_as_if_it_were_alone(rows):
+    """Keys are mapped row by row: one row's spelling of a field (n_params, gpus) never changes how another row is
+    read, and a row naming a field twice is invalid on that field (issue 10: one row turned a batch green)."""
+    batch = claims_from_records(rows)
+    for i, record in enumerate(rows):
+        alone = claims_from_records([record])
+        assert _row_view(batch, i) == _row_view(alone, 0), record
+
+
+@fast(100)
+@given(cells=st.lists(st.one_of(st.integers(-3, 3), st.sampled_from([0.0, -0.0, 1.0, 2.5, True, False, None]),
+                                st.sampled_from(["1", "1.0", "True", "a"])), min_size=1, max_size=12))
+def test_map_unique_gives_each_cell_its_own_value(cells):
+    """``map_unique`` calls the function once per distinct value; values that compare equal but are written
+    differently (1, 1.0, True; 0.0, -0.0) are distinct (issue 10: the text shown for one was the other's)."""
+    from audit.columns import map_unique
+
+    def written(v: object) -> str:
+        return f"{type(v).__name__}:{v!r}"
+
+    series = pd.Series(cells, dtype=object)
+    assert map_unique(series, written).tolist() == [written(v) for v in cells]
+
+
+#: A multiplier written before a unit word, with what it multiplies by (None: it cannot be read there and the value
+#: must be refused). Issue 10: "2.788m GPU-hours" was read as 2.788 hours.
+MULTIPLIERS = {"k": 1e3, "K": 1e3, "thousand": 1e3, "M": 1e6, "million": 1e6, "mn": 1e6, "m": 1e6, "b": 1e9,
+               "B": 1e9, "bn": 1e9, "billion": 1e9, "T": 1e12, "t": 1e12, "tn": 1e12, "trillion": 1e12,
+               "x 1024": 1024.0, "× 1024": 1024.0, "min": None, "hours": None, "days": None, "d": None, "1024": None,
+               "s": None, "B B": None, "M k": None}
+UNIT_WORDS = {"count": ["", "tokens", "GPUs", "training tokens", "parameters"],
+              "hours": ["", "GPU-hours", "GPU hours", "H100 GPU-hours", "chip-hours", "hours"],
+              "days": ["", "days", "hours", "weeks"], "flop": ["", "FLOP", "PFLOP", "PF-days"],
+              "flops_rate": ["", "FLOP/s", "TFLOP/s"], "tokens_rate": ["", "tokens/s"], "fraction": ["", "%"]}
+
+
+@fast(300)
+@given(kind=st.sampled_from(sorted(UNIT_WORDS)), data=st.data(), multiplier=st.sampled_from(sorted(MULTIPLIERS)),
+       number=st.sampled_from(["2.788", "5", "1,024", "0.5"]), space=st.sampled_from(["", " "]))
+def test_a_multiplier_before_a_unit_is_read_or_refused_never_dropped(kind, data, multiplier, number, space):
+    unit = data.draw(st.sampled_from(UNIT_WORDS[kind]))
+    if multiplier[0].isdigit():
+        space = " "  # "2.788" and "1024" written together are one number
+    assume(unit or MULTIPLIERS[multiplier] is not None or not multiplier.isalpha())  # "5 min" alone: minutes
+    text = f"{number}{space}{multiplier} {unit}".strip()
+    try:
+        got = parse_value(text, kind)
+    except UnitError:
+        return
+    factor = MULTIPLIERS[multiplier]
+    assert factor is not None, (text, kind, got)
+    bare = parse_value(f"{number} {unit}".strip(), kind)
+    assert got == pytest.approx(bare * factor, rel=1e-12), (text, kind, got, bare)
+
+
+#: Text built to break a CSV row or start a formula on any line of a cell.
+HOSTILE = st.lists(st.sampled_from(["=", "+", "-", "@", "\t", "\r", "\n", "\r\n", " ", ",", '"', "'", "a", "1", "|",
+                                    "!", "cmd"]), max_size=16).map("".join)
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _defused(text: str) -> str:
+    """The reference: every line of a cell (after any line break) that would start a formula gets an apostrophe."""
+    def line(s: str) -> str:
+        if not s.startswith(_FORMULA):
+            return s
+        try:
+            float(s)
+            return s
+        except ValueError:
+            return "'" + s
+    parts = re.split(r"(\r\n|\r|\n)", text)
+    return "".join(p if i % 2 else line(p) for i, p in enumerate(parts))
+
+
+@fast(60)
+@given(names=st.lists(HOSTILE, min_size=1, max_size=6))
+def test_csv_output_keeps_one_row_per_claim_and_defuses_every_line(names):
+    """Issue 10: a bare CR in a name split a row of --format csv and its second half escaped the defusing. Parsed
+    back, the CSV has one row per claim, each cell is the text defused line by line; so is --findings."""
+    from audit.report import table
+
+    records = [{"id": f"c{i}{n}", "name": n, "params": "7B", "tokens": "140B", "compute_flops": "1e30"}
+               for i, n in enumerate(names)]
+    result = check_records(records)
+    rows = list(csv.reader(io.StringIO(table.claims_bytes(result, "csv").decode("utf-8"), newline="")))
+    assert len(rows) == len(names) + 1
+    header = rows[0]
+    assert [r[header.index("name")] for r in rows[1:]] == [_defused(n) for n in names]
+    assert [r[header.index("id")] for r in rows[1:]] == [_defused(r["id"]) for r in records]
+    findings = list(csv.reader(io.StringIO(table.findings_bytes(result, "f.csv").decode("utf-8"), newline="")))
+    assert len(findings) == len(result.findings) + 1
+    assert {r[0] for r in findings[1:]} <= {_defused(r["id"]) for r in records}
+
+
+#: Text a Markdown renderer or a terminal would interpret.
+MARKDOWN_HOSTILE = st.lists(st.sampled_from(
+    ["`", "*", "_", "[", "]", "(", ")", "!", "<", ">", "|", "~", "&", "$", "#", "\\", "@", ":", "/", "w", ".",
+     "a", "1", " ", "\r", "\n", "\x1b", "\x9b", "\u202e", "\u2028", "\u2060", "img", "http", "amp;", "{", "}"]),
+    min_size=1, max_size=20).map("".join)
+_MD_SPECIAL = set("\\`*_[](){}<>!|~&$#")
+
+
+def _visible_reference(text: str) -> str:
+    text = re.sub(r"\r\n|[\t\r\n]", " ", text)
+    return re.sub(r"[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff]",
+                  lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
+
+
+def _read_markdown_text(cell: str) -> str:
+    """What a renderer shows for escaped text, checking that nothing in it is interpreted: every Markdown character
+    is backslash-escaped, and no @mention, #reference or URL can be linked."""
+    assert not re.search(r"[@#](?=[A-Za-z0-9])|:(?=//)|(?i:www)(?=\.)", cell), cell
+    out, i = [], 0
+    while i < len(cell):
+        c = cell[i]
+        if c == "\\":
+            assert i + 1 < len(cell) and cell[i + 1] in _MD_SPECIAL, cell
+            out.append(cell[i + 1])
+            i += 2
+            continue
+        assert c not in _MD_SPECIAL, (c, cell)
+        if c != "\u2060":
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _table_cells(line: str) -> list[str]:
+    """The cells of a Markdown table row, split at the pipes that are not backslash-escaped."""
+    cells, cell, i = [], "", 1
+    while i < len(line):
+        if line[i] == "\\":
+            cell += line[i:i + 2]
+            i += 2
+        elif line[i] == "|":
+            cells.append(cell.strip(" "))
+            cell = ""
+            i += 1
+        else:
+            cell += line[i]
+            i += 1
+    return cells
+
+
+@fast(60)
+@given(texts=st.lists(MARKDOWN_HOSTILE, min_size=1, max_size=4))
+def test_markdown_shows_hostile_text_as_text(texts):
+    """Issue 10: Markdown output was injectable (a CR broke a table row, a backtick escaped its code span; images,
+    links, raw HTML and @mentions rendered; escape sequences reached the terminal). Every claim is one table row, and
+    its id and name read back exactly as written (controls as visible escapes), with nothing interpreted."""
+    from audit.report import markdown
+
+    records = [{"id": f"{i}{t}", "name": t, "params": "7B", "tokens": "140B", "compute_flops": "1e30"}
+               for i, t in enumerate(texts)]
+    md = markdown.render(check_records(records))
+    assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2028\u2029]", md)
+    table = [line for line in md.split("\n") if line.startswith("| ") and not line.startswith("| status")]
+    assert len(table) == len(records)
+    shown = set()
+    for line in table:
+        cells = _table_cells(line)
+        assert len(cells) == 4, line
+        shown.add((_read_markdown_text(cells[1]), _read_markdown_text(cells[2])))
+    # (A table cell's surrounding spaces are not part of it.)
+    assert shown == {(_visible_reference(r["id"]).strip(" "), _visible_reference(r["name"]).strip(" "))
+                     for r in records}
+    for line in md.split("\n"):
+        if line.startswith("**"):  # a claim's heading in the findings
+            _read_markdown_text(line[2:-2])
+
+
+_NUMBER_TEXTS = st.sampled_from(["0", "0.15", "0.65", "1", "15", "65", "100", "15%", "65%", "0.5%", "nan", "inf",
+                                 "-1", "1e400", "-0", "150", " 0.2 ", "abc", ""])
+
+
+@fast(200)
+@given(low=_NUMBER_TEXTS, high=_NUMBER_TEXTS, bytes_per_param=st.floats(allow_nan=True, allow_infinity=True))
+def test_band_and_bytes_per_param_are_read_as_written_or_refused(low, high, bytes_per_param):
+    """Issue 10: --band 0.15:65 silently became 0.0015-0.65 and --bytes-per-param nan was accepted. A band is read
+    with both sides on one scale (fractions, or percentages: a % sign or a number above 1) or refused."""
+    from audit import cli as cli_module
+
+    try:
+        band = cli_module._config(band=f"{low}:{high}").band
+    except cli_module.AuditUsageError:
+        band = None
+    if band is not None:
+        sides = []
+        for t in (low.strip(), high.strip()):
+            x = float(t.rstrip("%"))
+            sides.append((x, t.endswith("%") or x > 1))
+        assert sides[0][1] == sides[1][1], (low, high, band)
+        want = tuple(x / 100 if pct else x for x, pct in sides)
+        assert band == want and 0 <= band[0] < band[1] <= 1
+    try:
+        got = cli_module._config(bytes_per_param=bytes_per_param).bytes_per_param
+    except cli_module.AuditUsageError:
+        assert not (math.isfinite(bytes_per_param) and bytes_per_param > 0)
+    else:
+        assert got == bytes_per_param and math.isfinite(got) and got > 0

@@ -6,10 +6,14 @@
 from __future__ import annotations
 
 import ast
+import errno
 import json
 import os
 import pickle
+import signal
 import stat
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -393,3 +397,191 @@ def test_a_device_or_pipe_as_output_is_written_in_place_not_replaced(good, tmp_p
     assert json.loads(received[0])["summary"]["claims"] == 2
     assert leftovers(tmp_path) == []
     assert os.path.exists(os.devnull) and stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+# ------------------------------------------------------------------- operating-system errors name the file (issue 10)
+
+
+def _no_internal_error(res) -> None:
+    assert "internal error" not in res.stderr and "please report it" not in res.stderr and "Traceback" not in res.stderr
+
+
+def test_an_input_the_system_cannot_read_is_named_with_the_error(good, monkeypatch):
+    from audit.reading import registry
+
+    def failing(path, file, data=None):
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(registry, "_BY_EXTENSION", {**registry._BY_EXTENSION,
+                                                    ".json": registry.Reader("json", (".json",), failing)})
+    res = invoke("check", str(good))
+    assert res.exit_code == 2
+    assert res.stderr.strip() == f"train-audit: error: {good}: cannot read it: input/output error"
+    _no_internal_error(res)
+
+
+def test_permission_denied_on_an_input_is_named(good, monkeypatch):
+    from audit.reading import registry
+
+    def denied(path, file, data=None):
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(registry, "_BY_EXTENSION", {**registry._BY_EXTENSION,
+                                                    ".json": registry.Reader("json", (".json",), denied)})
+    res = invoke("check", str(good))
+    assert res.exit_code == 2 and f"{good}: cannot read it: permission denied" in res.stderr
+    _no_internal_error(res)
+
+
+def test_closed_standard_input_is_named():
+    proc = subprocess.run(["bash", "-c", f"{sys.executable} -m audit check - <&-"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "train-audit: error: <stdin>: standard input is closed"
+
+
+@pytest.mark.parametrize("how", ["device", "temporary file"])
+def test_no_space_left_names_the_output_and_leaves_nothing(good, tmp_path, monkeypatch, how):
+    if how == "device":
+        target = "/dev/full"  # every write fails with ENOSPC
+        if not os.path.exists(target):
+            pytest.skip("no /dev/full")
+    else:
+        target = str(tmp_path / "report.json")
+        real_fdopen = os.fdopen
+
+        class Full:
+            def __init__(self, fh):
+                self.fh = fh
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                self.fh.close()
+                return False
+
+            def write(self, data):
+                raise OSError(errno.ENOSPC, "No space left on device")
+
+            def __getattr__(self, name):
+                return getattr(self.fh, name)
+
+        monkeypatch.setattr(cli_module.os, "fdopen", lambda fd, mode="r", *a, **k: Full(real_fdopen(fd, mode)))
+    res = invoke("check", str(good), "--format", "json", "-o", target)
+    assert res.exit_code == 2
+    assert res.stderr.strip() == f"train-audit: error: cannot write {target}: no space left on device"
+    _no_internal_error(res)
+    assert leftovers(tmp_path) == [] and not (tmp_path / "report.json").exists()
+
+
+def test_permission_denied_and_name_too_long_on_the_output_are_named(good, tmp_path, monkeypatch):
+    long_name = str(tmp_path / ("r" * 300 + ".json"))
+    res = invoke("check", str(good), "-o", long_name)
+    assert res.exit_code == 2 and res.stderr.strip() == f"train-audit: error: cannot write {long_name}: file name too long"
+    _no_internal_error(res)
+
+    def denied(*args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(cli_module.tempfile, "mkstemp", denied)
+    target = tmp_path / "report.json"
+    res = invoke("check", str(good), "-o", str(target))
+    assert res.exit_code == 2 and res.stderr.strip() == f"train-audit: error: cannot write {target}: permission denied"
+    _no_internal_error(res)
+    assert list(tmp_path.iterdir()) == [good]
+
+
+def test_a_closed_or_full_standard_output_is_an_error_not_a_lost_report(good):
+    closed = subprocess.run(["bash", "-c", f"{sys.executable} -m audit check {good} >&-"], capture_output=True,
+                            text=True, timeout=60)
+    assert closed.returncode == 2, closed.stderr
+    assert closed.stderr.strip() == "train-audit: error: cannot write the report: standard output is closed"
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run([sys.executable, "-m", "audit", "check", str(good)], stdout=full,
+                                  stderr=subprocess.PIPE, text=True, timeout=60)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.strip() == ("train-audit: error: cannot write the report to standard output: "
+                                       "no space left on device")
+
+
+def test_an_output_named_as_a_folder_is_refused(good, tmp_path):
+    target = tmp_path / "reports"
+    res = invoke("check", str(good), "-o", f"{target}/")
+    assert res.exit_code == 2 and "is a folder; give a file name" in res.stderr
+    assert not target.exists() and leftovers(tmp_path) == []
+
+
+_SLOW_WRITE = """
+import os, sys, time
+from audit import cli
+real_fsync = os.fsync
+def slow_fsync(fd):
+    real_fsync(fd)
+    open(sys.argv[2], "w").close()  # tell the test the temporary file is written
+    time.sleep(60)
+cli.os.fsync = slow_fsync
+sys.argv = ["train-audit", "check", sys.argv[1], "--format", "json", "-o", sys.argv[3]]
+cli.main()
+"""
+
+
+@pytest.mark.parametrize("existing", [True, False])
+def test_sigterm_during_a_write_leaves_no_temporary_file(good, tmp_path, existing):
+    out = tmp_path / "out"
+    out.mkdir()
+    report = out / "report.json"
+    if existing:
+        report.write_text("previous report\n")
+    ready = tmp_path / "ready"
+    proc = subprocess.Popen([sys.executable, "-c", _SLOW_WRITE, str(good), str(ready), str(report)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not ready.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert ready.exists(), proc.communicate()
+    assert leftovers(out) != []  # the temporary file is there, being written
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 143, stderr  # 128 + SIGTERM: no verdict
+    assert stderr.strip() == "train-audit: terminated"
+    assert leftovers(out) == []
+    assert (report.read_text() == "previous report\n") if existing else not report.exists()
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_escaped_in_every_output(tmp_path):
+    name = os.fsdecode(b"runs-\xff.json")  # "runs-\udcff.json": a lone surrogate once decoded
+    (tmp_path / name).write_text(GOOD, encoding="utf-8")
+    for fmt in ("json", "text", "markdown", "csv", "html"):
+        proc = subprocess.run([sys.executable, "-m", "audit", "check", name, "--format", fmt,
+                               "--title", os.fsdecode(b"t\xfe")], cwd=tmp_path, capture_output=True, timeout=120)
+        assert proc.returncode == 0, (fmt, proc.stderr)
+        out = proc.stdout.decode("utf-8")  # strict: valid UTF-8
+        if fmt == "json":
+            assert {c["input"]["file"] for c in json.loads(out)["claims"]} == {"runs-\\udcff.json"}
+
+
+# ------------------------------------------------------------- headers are not quadratic (issue 10: 144 s, 170 s)
+
+
+def _load_seconds(path: Path) -> float:
+    start = time.perf_counter()
+    claims = audit.reading.load([str(path)])
+    elapsed = time.perf_counter() - start
+    assert len(claims) == 1
+    return elapsed
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_a_hundred_thousand_columns_load_in_seconds(tmp_path, fmt):
+    times = {}
+    for n in (25_000, 100_000):
+        path = tmp_path / f"wide{n}.{fmt}"
+        if fmt == "csv":
+            path.write_text(",".join(["id", *(f"c{i}" for i in range(n))]) + "\n" + ",".join(["a", *["1"] * n]) + "\n")
+        else:
+            path.write_text(json.dumps({"id": "a", "params": "7B", **{f"k{i}": i for i in range(n)}}))
+        times[n] = _load_seconds(path)
+    assert times[100_000] < 20, times  # was 144 s (CSV) and 170 s (JSON)
+    assert times[100_000] < 8 * times[25_000] + 1, times  # linear: 4x the columns, about 4x the time

@@ -12,13 +12,16 @@ import io
 from pathlib import Path
 from typing import Any, Sequence
 
+import numpy as np
+
 from audit.claims import Claims, RawTable
 # The format modules register their readers when imported.
 from audit.reading import csvfile, jsonfile, parquetfile, xlsxfile  # noqa: F401
 from audit.reading.errors import LoadError
+from audit.reading.fields import canonical_columns, did_you_mean
 from audit.reading.jsonfile import MAX_JSON_DEPTH, frame_from_items, json_depth
-from audit.reading.normalize import canonical_columns, normalize
-from audit.reading.paths import read_path, read_paths
+from audit.reading.normalize import normalize
+from audit.reading.paths import ReadOptions, read_path, read_paths
 from audit.reading.registry import Reader, extensions, reader_for, readers, register
 from audit.resources import data_path
 
@@ -27,9 +30,12 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "LoadError",
     "RawTable",
+    "ReadOptions",
     "Reader",
     "bundled_corpus_path",
+    "canonical_columns",
     "claims_from_records",
+    "did_you_mean",
     "extensions",
     "json_depth",
     "load",
@@ -50,18 +56,19 @@ def bundled_corpus_path() -> Path:
     return data_path("corpus.csv")
 
 
-def load(paths: Sequence[str], stdin: io.BufferedReader | None = None) -> Claims:
-    """Read and normalize input paths (no paths: the bundled corpus)."""
+def load(paths: Sequence[str], stdin: io.BufferedReader | None = None, sheet: str | None = None) -> Claims:
+    """Read and normalize input paths (no paths: the bundled corpus). ``sheet``: the sheet of a workbook to read
+    (a name, or a number from 1; default the first)."""
+    options = ReadOptions(sheet=sheet)
     if not paths:
         # Looked up in this module at call time, so the command line and a test that replaces it agree.
-        raw = read_paths([str(bundled_corpus_path())])
-        raw.frame["_file"] = BUNDLED_NAME
-        return normalize(raw)
-    return normalize(read_paths(paths, stdin))
+        corpus = str(bundled_corpus_path())
+        return normalize(read_paths([corpus], options=options, display={corpus: BUNDLED_NAME}))
+    return normalize(read_paths(paths, stdin, options))
 
 
 def claims_from_records(records: list[dict[str, Any]], file: str = "<records>") -> Claims:
-    """Claims from in-memory dicts (the library API and ``estimate``)."""
+    """Claims from in-memory dicts (the library API and ``estimate``). Keys are mapped record by record."""
     table = frame_from_items(list(records), file)
-    table.frame["_file"] = file
-    return normalize(canonical_columns(table))
+    table.files = np.full(len(table.frame), file, dtype=object)
+    return normalize(canonical_columns(table, file, per_row=True))

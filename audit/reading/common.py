@@ -11,9 +11,6 @@ import pandas as pd
 
 from audit.reading.errors import LoadError
 
-#: Columns the readers add to every raw table: the input file and the row's position in it.
-ORIGIN_COLUMNS = ("_file", "_row")
-
 #: C0 control characters other than tab, line feed, form feed and carriage return: text files hold none, random
 #: bytes about one in nine.
 _CONTROL_CHARS = {c: None for c in range(32) if chr(c) not in "\t\n\x0c\r"}
@@ -48,13 +45,25 @@ def read_text(path: Path, data: bytes | None, file: str) -> str:
     return text
 
 
-def with_origin(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
-    """Add the ``_row`` column; an input column of that name (or ``_file``) is kept under another name."""
-    clash = {c: f"{c} (input)" for c in frame.columns if c in ORIGIN_COLUMNS}
-    if clash:
-        frame = frame.rename(columns=clash)
-    frame["_row"] = rows
-    return frame
+def printable(text: str) -> str:
+    """Text that can be written out as UTF-8: a lone surrogate (from a JSON escape such as ``"\\ud800"``, or a
+    file name that is not valid UTF-8) is shown as its escape, ``\\ud800``; all else is kept."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", errors="backslashreplace").decode("utf-8")
+    return text
+
+
+def printable_value(value: Any) -> Any:
+    """A cell with every string in it made :func:`printable` (lists and objects from JSON included)."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {printable(str(k)) if isinstance(k, str) else k: printable_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(printable_value(v) for v in value)
+    return value
 
 
 def first_line(exc: BaseException) -> str:

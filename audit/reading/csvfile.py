@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -13,7 +14,7 @@ import pandas as pd
 
 from audit.claims import RawTable
 from audit.quantities import canonical_column
-from audit.reading.common import drop_empty_unnamed, first_line, header_words, mangle, read_text, with_origin
+from audit.reading.common import drop_empty_unnamed, first_line, header_words, mangle, read_text
 from audit.reading.errors import LoadError
 from audit.reading.registry import Reader, register
 
@@ -29,8 +30,16 @@ def read_csv(path: Path, file: str, data: bytes | None = None, sep: str = ",") -
     text = read_text(path, data, file)
     if not text.strip():
         raise LoadError(file, "empty file")
+    hint = _SEP_LINE.match(text)
+    if hint:  # Excel's "sep=;" first line names the separator; it is not the header
+        sep, text = hint.group("sep"), text[hint.end():]
+        if not text.strip():
+            raise LoadError(file, f"no claims: the file has only the separator line {hint.group().strip()!r}")
     options = dict(dtype=str, keep_default_na=False, sep=sep, skipinitialspace=True, index_col=False)
     problems: list[tuple[int, str, str]] = []
+    if _header_width(text, sep) > WIDE:  # pandas builds one Series per column: 7 s for 100,000 of them
+        frame, problems = _read_wide_csv(text, file, sep)
+        return _finish(frame, problems, file)
     try:
         with warnings.catch_warnings():
             # pandas warns, and drops cells, when the first row is longer than the header: read it again.
@@ -46,17 +55,69 @@ def read_csv(path: Path, file: str, data: bytes | None = None, sep: str = ",") -
         frame, problems = _read_ragged_csv(text, file, options)
     except ValueError as exc:
         raise LoadError(file, f"not readable as CSV: {str(exc).strip().splitlines()[0]}") from None
-    other = _other_separator(frame, sep) if sep == "," else None
+    other = _other_separator(frame, sep) if sep == "," and not hint else None
     if other:  # "id;params;tokens" as one column: a spreadsheet export with another separator
         return read_csv(path, file, data=text.encode("utf-8"), sep=other)
+    return _finish(frame, problems, file)
+
+
+def _finish(frame: pd.DataFrame, problems: list[tuple[int, str, str]], file: str) -> RawTable:
     if len(frame) == 0:
         raise LoadError(file, f"no claims: the file has a header ({header_words(frame.columns)}) but no rows")
     frame = frame.astype(object)
     frame = frame.where(frame.notna() & (frame != ""), None)
     frame = drop_empty_unnamed(frame)
     # Row numbers count the header as 1 (blank lines are skipped, as in a spreadsheet import).
-    frame = with_origin(frame, np.arange(2, len(frame) + 2))
-    return RawTable(frame, problems)
+    return RawTable(frame, problems, rows=np.arange(2, len(frame) + 2))
+
+
+#: Above this many columns a CSV file is read by the csv module into one block of cells (pandas' parser makes one
+#: Series per column, about 70 µs each); the cells are the same text either way.
+WIDE = 2000
+
+
+def _header_width(text: str, sep: str) -> int:
+    """How many cells the header (the first record that is not blank) has."""
+    limit = csv.field_size_limit(sys.maxsize)
+    try:
+        for record in csv.reader(io.StringIO(text, newline=""), delimiter=sep, skipinitialspace=True):
+            if record:
+                return len(record)
+    except csv.Error:
+        return 0  # pandas' parser then says what is wrong
+    finally:
+        csv.field_size_limit(limit)
+    return 0
+
+
+def _read_wide_csv(text: str, file: str, sep: str) -> tuple[pd.DataFrame, list[tuple[int, str, str]]]:
+    """A CSV file with thousands of columns, read by the csv module: cells as text, one object block. Rows longer
+    than the header are kept and made invalid, as by :func:`_read_ragged_csv`."""
+    limit = csv.field_size_limit(sys.maxsize)
+    try:
+        records = [r for r in csv.reader(io.StringIO(text, newline=""), delimiter=sep, skipinitialspace=True) if r]
+    except csv.Error as exc:
+        raise LoadError(file, f"not readable as CSV: {first_line(exc)}") from None
+    finally:
+        csv.field_size_limit(limit)
+    header, body = records[0], records[1:]
+    width = len(header)
+    cells = np.full((len(body), width), None, dtype=object)
+    problems: list[tuple[int, str, str]] = []
+    for i, record in enumerate(body):
+        cells[i, : min(len(record), width)] = record[:width]
+        extra = [c for c in record[width:]]
+        while extra and extra[-1] == "":
+            extra.pop()
+        if extra:
+            shown = ", ".join(repr(c[:20]) for c in extra[:3]) + (", ..." if len(extra) > 3 else "")
+            problems.append((i, "", f"the row has {width + len(extra)} cells but the header has {width}; the extra "
+                                    f"cells ({shown}) belong to no column"))
+    return pd.DataFrame(cells, columns=mangle(header)), problems
+
+
+#: Excel's separator hint: a first line ``sep=;`` (any one character), optionally quoted.
+_SEP_LINE = re.compile(r'"?sep=(?P<sep>[^\r\n"])"?[ \t]*(?:\r\n|\r|\n)')
 
 
 def read_tsv(path: Path, file: str, data: bytes | None = None) -> RawTable:

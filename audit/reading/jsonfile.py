@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
@@ -11,8 +12,9 @@ import numpy as np
 import pandas as pd
 
 from audit.claims import RawTable
-from audit.reading.common import read_text, with_origin
+from audit.reading.common import read_text
 from audit.reading.errors import LoadError
+from audit.reading.fields import field_of
 from audit.reading.registry import Reader, register
 from audit.resources import schema_path
 
@@ -102,14 +104,29 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-def _records_from_json(doc: Any, file: str) -> list[Any]:
-    """The claims of a parsed JSON document; a document that holds no claims is a whole-file problem."""
+def _records_from_json(doc: Any, file: str, notes: list[tuple[str, str]]) -> list[Any]:
+    """The claims of a parsed JSON document; a document that holds no claims is a whole-file problem.
+
+    Claims are the document itself (one object), its items (an array), or the array under ``"claims"``. An array
+    of objects under another key of an object that names no field of a claim (``{"runs": [...]}``,
+    ``{"Claims": [...]}``), or beside ``"claims"``, is refused naming the key, so it is never read as one empty
+    claim; other keys beside ``"claims"`` are not read, and a note says so."""
+    # An object with a field of a claim (an id, a figure) is a claim, whatever else it holds.
+    if isinstance(doc, dict) and ("claims" in doc or not any(field_of(k)[0] for k in doc)):
+        wrappers = [k for k, v in doc.items() if k != "claims" and _objects(v)]
+        if wrappers:
+            named = ", ".join(f'"{k}"' for k in wrappers)
+            raise LoadError(file, f"the object holds claims under {named}, which is not read: put the claims in a "
+                                  f'top-level array or under "claims"')
     if isinstance(doc, dict) and "claims" in doc:
         items = doc["claims"]
         if not isinstance(items, list):
             raise LoadError(file, f'"claims" must be an array of claim objects, got {_json_type(items)}')
         if not items:
             raise LoadError(file, 'no claims: the "claims" array is empty')
+        others = [k for k in doc if k != "claims"]
+        if others:
+            notes.append((file, f'keys beside "claims" are not read: {", ".join(others)}'))
         return items
     if isinstance(doc, dict):
         return [doc]
@@ -119,6 +136,11 @@ def _records_from_json(doc: Any, file: str) -> list[Any]:
         return doc
     raise LoadError(file, f"expected a claim object, an array of claims or {{\"claims\": [...]}}, "
                           f"got {_json_type(doc)}")
+
+
+def _objects(value: Any) -> bool:
+    """Whether a value is a non-empty array of objects (claims, wrapped under some key)."""
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
 
 
 def _json_type(value: Any) -> str:
@@ -135,12 +157,14 @@ def _json_type(value: Any) -> str:
     return "an object"
 
 
-def frame_from_items(items: list[Any], file: str, rows: Sequence[int] | None = None) -> RawTable:
+def frame_from_items(items: list[Any], file: str, rows: Sequence[int] | None = None,
+                     text_checked: bool = False) -> RawTable:
     """Build a raw table from parsed JSON items (or in-memory records); a non-object item becomes an invalid row,
     not a failure.
 
     Columns are sorted by name: the key order of a JSON object carries no meaning, so the audit of a claim
     does not depend on it. ``rows`` gives each item's position in the file (default 1, 2, ...).
+    ``text_checked``: the items hold no string that cannot be written out (see :class:`RawTable`).
     """
     records: list[dict[str, Any]] = []
     problems: list[tuple[int, str, str]] = []
@@ -164,8 +188,8 @@ def frame_from_items(items: list[Any], file: str, rows: Sequence[int] | None = N
     else:
         frame = pd.DataFrame(index=range(len(records)))
     frame.index = range(len(records))
-    frame = with_origin(frame, np.arange(1, len(records) + 1) if rows is None else np.asarray(rows))
-    return RawTable(frame, problems)
+    origin = np.arange(1, len(records) + 1) if rows is None else np.asarray(rows)
+    return RawTable(frame, problems, rows=origin, text_checked=text_checked)
 
 
 def _short(value: Any) -> str:
@@ -206,13 +230,26 @@ def _claim_validator():
     return Draft202012Validator(schema)
 
 
+#: A JSON escape of a surrogate code point: the only way a JSON text decoded from valid UTF-8 can give a string
+#: that cannot be written out again (a lone surrogate). A match (or a false one, after an escaped backslash) only
+#: makes the reader look at its strings.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
 def read_json(path: Path, file: str, data: bytes | None = None) -> RawTable:
     """A JSON document: one claim, an array of claims, or ``{"claims": [...]}``."""
     text = read_text(path, data, file)
     if not text.strip():
         raise LoadError(file, "empty file")
     doc = _loads(text, file)
-    return frame_from_items(_records_from_json(doc, file), file)
+    notes: list[tuple[str, str]] = []
+    table = frame_from_items(_records_from_json(doc, file, notes), file,
+                             text_checked=_SURROGATE_ESCAPE.search(text) is None)
+    table.notes = notes
+    return table
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def read_jsonl(path: Path, file: str, data: bytes | None = None) -> RawTable:
@@ -221,9 +258,9 @@ def read_jsonl(path: Path, file: str, data: bytes | None = None) -> RawTable:
     items: list[Any] = []
     linenos: list[int] = []
     line_problems: list[tuple[int, str]] = []
-    # Lines end at "\n" only (JSON Lines): str.splitlines would also split at U+2028 or a form feed, which
-    # may stand inside a JSON string, and so cut one claim in two.
-    for lineno, line in enumerate(text.split("\n"), start=1):
+    # Lines end at "\n", "\r\n" or a bare "\r" (no JSON string can hold a raw CR or LF). Not str.splitlines: it
+    # would also split at U+2028 or a form feed, which may stand inside a JSON string, and so cut a claim in two.
+    for lineno, line in enumerate(_LINE_END.split(text), start=1):
         if not line.strip():
             continue
         linenos.append(lineno)
@@ -234,11 +271,11 @@ def read_jsonl(path: Path, file: str, data: bytes | None = None) -> RawTable:
             items.append(None)
     if not items:
         raise LoadError(file, "no claims: the file has no JSON lines")
-    table = frame_from_items(items, file, rows=linenos)
+    table = frame_from_items(items, file, rows=linenos, text_checked=_SURROGATE_ESCAPE.search(text) is None)
     bad = {pos for pos, _ in line_problems}
     table.problems = [p for p in table.problems if p[0] not in bad] + [(pos, "", msg) for pos, msg in line_problems]
     return table
 
 
-register(Reader("json", (".json",), read_json))
-register(Reader("jsonl", (".jsonl", ".ndjson"), read_jsonl))
+register(Reader("json", (".json",), read_json, keys_per_row=True))
+register(Reader("jsonl", (".jsonl", ".ndjson"), read_jsonl, keys_per_row=True))

@@ -1,15 +1,15 @@
-"""From a raw table to the claims frame: canonical column names, units, validation, precision and text limits.
+"""From a raw table to the claims frame: units, validation, precision and text limits.
 
-:func:`canonical_columns` renames known columns (and their spreadsheet aliases) and notes a unit a header names;
 :func:`normalize` parses every quantity into one float64 column (NaN when unknown), keeps the original text beside
 it, and records invalid cells in a long table. A problem with a row never stops the batch: it makes that claim
-invalid.
+invalid. Columns are given their canonical names before (:func:`audit.reading.fields.canonical_columns`).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
@@ -19,43 +19,12 @@ import pandas as pd
 
 from audit.claims import Claims, RawTable
 from audit.columns import map_unique
-from audit.quantities import BY_NAME, INPUT_QUANTITIES, PRECISION_ALIASES, TEXT_FIELDS, canonical_column_and_unit
-from audit.reading.common import ORIGIN_COLUMNS
+from audit.quantities import BY_NAME, INPUT_QUANTITIES, PRECISION_ALIASES, TEXT_FIELDS
+from audit.reading.fields import field_of
 from audit.resources import schema_path
 from audit.units import UnitError, is_bare_number, parse_series, unit_scale
 
-__all__ = ["canonical_columns", "normalize"]
-
-
-def canonical_columns(table: RawTable) -> RawTable:
-    """Rename known columns (and their spreadsheet aliases) to canonical names; the first of duplicates wins.
-
-    A unit named in a renamed column's header (``Training time (hours)``) is noted in ``header_units`` for every
-    row of the table, when it is a unit the quantity can be written in; the cells are left as written.
-    """
-    frame = table.frame
-    renames: dict[Any, str] = {}
-    taken: set[str] = set(ORIGIN_COLUMNS)
-    hinted: dict[str, str] = {}
-    for col in frame.columns:
-        if col in ORIGIN_COLUMNS:
-            continue
-        canon, unit = canonical_column_and_unit(str(col))
-        if canon is not None and canon not in taken:
-            renames[col] = canon
-            taken.add(canon)
-            if unit and _unit_fits(unit, canon):
-                hinted[canon] = unit
-        else:
-            name = str(col)
-            while name in taken or name in renames.values():
-                name = f"{name}_"
-            renames[col] = name
-            taken.add(name)
-    header_units = {name: list(spans) for name, spans in table.header_units.items()}
-    for canon, unit in hinted.items():
-        header_units[canon] = [(0, len(frame), unit)]
-    return RawTable(frame.rename(columns=renames), list(table.problems), header_units)
+__all__ = ["normalize"]
 
 
 def _unit_fits(unit: str, canon: str) -> bool:
@@ -116,21 +85,34 @@ def _header_unit_text(value: Any, unit: str) -> str | None:
     return f"{_one_text(value).strip()} {unit}"
 
 
-def _parse_quantity(col: pd.Series, kind: str, spans: list[tuple[int, int, str]],
+def _header_units(name: str, source: pd.Categorical | None) -> tuple[np.ndarray, list[str | None]] | None:
+    """The unit each row's header names for ``name`` (``Training time (hours)``: hours), as codes into a list of
+    units (None: no unit); None when no header of the column names a unit the quantity can be written in."""
+    if source is None:
+        return None
+    units: list[str | None] = []
+    for header in source.categories:
+        unit = field_of(str(header))[1]
+        units.append(unit if unit and _unit_fits(unit, name) else None)
+    if not any(units):
+        return None
+    distinct = list(dict.fromkeys(units))
+    remap = np.array([distinct.index(u) for u in units], dtype=np.int16)
+    return remap[np.asarray(source.codes)], distinct
+
+
+def _parse_quantity(col: pd.Series, kind: str, unit_codes: np.ndarray, units: list[str | None],
                     cell_text: np.ndarray) -> tuple[np.ndarray, pd.Series]:
-    """Parse one quantity column whose rows ``spans`` were read under header units; each unit's rows are
-    parsed together (each distinct cell once), and ``cell_text`` shows the unit beside their bare numbers."""
+    """Parse one quantity column whose rows were read under header units (``units[unit_codes[row]]``); each
+    unit's rows are parsed together (each distinct cell once), and ``cell_text`` shows the unit beside their bare
+    numbers."""
     n = len(col)
-    groups: dict[str | None, np.ndarray] = {}
-    covered = np.zeros(n, dtype=bool)
-    for start, stop, unit in spans:
-        groups.setdefault(unit, np.zeros(n, dtype=bool))[start:stop] = True
-        covered[start:stop] = True
-    if not covered.all():
-        groups[None] = ~covered
     parsed = np.full(n, np.nan)
     errors = np.full(n, None, dtype=object)
-    for unit, mask in groups.items():
+    for k, unit in enumerate(units):
+        mask = unit_codes == k
+        if not mask.any():
+            continue
         part = col if mask.all() else col[mask]
         values, messages = parse_series(part, kind, unit=unit)
         parsed[mask] = values
@@ -212,10 +194,10 @@ def normalize(raw: RawTable) -> Claims:
             continue
         col = frame[name]
         cell_text = _as_text(col).to_numpy(dtype=object)
-        spans = raw.header_units.get(name)
-        if spans:
+        header_units = _header_units(name, raw.sources.get(name))
+        if header_units is not None:
             cell_text = cell_text.copy()  # may be a view of the input frame's column
-            parsed, errors = _parse_quantity(col, q.kind, spans, cell_text)
+            parsed, errors = _parse_quantity(col, q.kind, *header_units, cell_text)
         else:
             parsed, errors = parse_series(col, q.kind)
         text_cols[name] = cell_text
@@ -256,9 +238,9 @@ def normalize(raw: RawTable) -> Claims:
     values = pd.DataFrame(value_cols, index=index)
     text = pd.DataFrame(text_cols, index=index)
 
-    files = frame["_file"] if "_file" in frame.columns else pd.Series([""] * n, index=index)
-    rows = frame["_row"] if "_row" in frame.columns else pd.Series(np.arange(1, n + 1), index=index)
-    info_cols: dict[str, Any] = {"file": files.astype(str).to_numpy(), "row": rows.astype(int).to_numpy()}
+    files = raw.files if raw.files is not None else np.full(n, "", dtype=object)
+    rows = raw.rows if raw.rows is not None else np.arange(1, n + 1)
+    info_cols: dict[str, Any] = {"file": np.asarray(files, dtype=object), "row": np.asarray(rows, dtype=int)}
     for name in TEXT_FIELDS:
         info_cols[name] = _as_text(frame[name]).to_numpy(dtype=object) if name in frame.columns else nothing.copy()
     info = pd.DataFrame(info_cols, index=index)
@@ -279,21 +261,18 @@ def normalize(raw: RawTable) -> Claims:
         names = map_unique(info["file"], lambda f: Path(str(f)).name if f else "row")
         info.loc[missing_id, "id"] = names[missing_id] + "#" + info.loc[missing_id, "row"].astype(str)
     info["id_given"] = ~missing_id
-    # Precision: normalized where known; an unknown precision is an invalid field.
+    # Precision: normalized where it is recognised; text that names none ("Unknown", "n/a") is "not stated", never
+    # an invalid claim: the engine then assumes the accelerator's usual precision and says so.
     info["precision_text"] = info["precision"]
-    normalized = map_unique(info["precision"], _precision_of)
-    unknown_prec = info["precision"].notna() & normalized.isna()
-    add_invalid(unknown_prec.to_numpy(dtype=bool), "precision",
-                [f"precision {t!r} is not one of bf16, fp16, fp8, tf32, fp32" for t in info["precision_text"][unknown_prec]])
-    info["precision"] = normalized.to_numpy()
+    info["precision"] = map_unique(info["precision"], _precision_of).to_numpy()
 
-    for pos, fld, msg in raw.problems:
-        mask = np.zeros(n, dtype=bool)
-        if 0 <= pos < n:
-            mask[pos] = True
-        add_invalid(mask, fld or "claim", msg)
+    problems = [(pos, fld, msg) for pos, fld, msg in raw.problems if 0 <= pos < n]
+    if problems:  # one array each, not a mask per problem (a batch may have a problem on every row)
+        invalid_rows.append(np.array([p[0] for p in problems], dtype=int))
+        invalid_fields.append(np.array([p[1] or "claim" for p in problems], dtype=object))
+        invalid_msgs.append(np.array([p[2] for p in problems], dtype=object))
 
-    known = set(INPUT_QUANTITIES) | set(TEXT_FIELDS) | set(ORIGIN_COLUMNS)
+    known = set(INPUT_QUANTITIES) | set(TEXT_FIELDS)
     extras = frame[[c for c in frame.columns if c not in known]].copy()
     extras.index = index
 
@@ -306,6 +285,7 @@ def normalize(raw: RawTable) -> Claims:
         # A schema error and a unit error on the same cell say the same thing: keep the first.
         invalid = invalid.drop_duplicates(subset=["row", "field"], keep="first")
         invalid = invalid.sort_values(["row", "field"], kind="stable").reset_index(drop=True)
+        invalid["message"] = _naming_headers(invalid, raw.sources)
         # A value that could not be used is not used: the claim is invalid, and no other check may rest on the
         # cell (a key given twice, hardware written as a number). A problem with the whole row (stray cells
         # that may have shifted the others, an item that is not an object) voids all its figures.
@@ -321,18 +301,71 @@ def normalize(raw: RawTable) -> Claims:
     else:
         invalid = pd.DataFrame({"row": pd.Series([], dtype=int), "field": pd.Series([], dtype=object),
                                 "message": pd.Series([], dtype=object)})
-    return Claims(values=values, text=text, info=info, extras=extras, invalid=invalid)
+    return Claims(values=values, text=text, info=info, extras=extras, invalid=invalid,
+                  unread_columns=list(raw.unread), notes=list(raw.notes))
+
+
+def _naming_headers(invalid: pd.DataFrame, sources: dict[str, pd.Categorical]) -> np.ndarray:
+    """Messages about a value read from a header other than the field's name also name that header, as the user
+    wrote it (``... (from 'model_size')``)."""
+    messages = invalid["message"].to_numpy(dtype=object).copy()
+    fields = invalid["field"].to_numpy(dtype=object)
+    rows = invalid["row"].to_numpy(dtype=int)
+    for fld in set(fields.tolist()) & set(sources):
+        at = np.flatnonzero(fields == fld)
+        source = sources[fld]
+        headers = np.asarray(source.categories, dtype=object)[np.asarray(source.codes)[rows[at]]]
+        for i, header in zip(at.tolist(), headers.tolist()):
+            if header != fld and repr(header) not in messages[i]:
+                messages[i] = f"{messages[i]} (from {header!r})"
+    return messages
+
+
+#: Texts that state no precision: read as not stated (the engine assumes the part's usual one and says so).
+_PRECISION_NOT_STATED = frozenset({"unknown", "unk", "na", "nan", "none", "null", "notstated", "unspecified",
+                                   "notspecified", "notreported", "notgiven", "notavailable", "tbd", "default"})
+
+#: Formats a precision text may name (lowercase text). Mixed-precision training runs its matrix products in the
+#: narrowest float format it names ("FP16/FP32 mixed" -> fp16, "BF16 with FP8 GEMMs" -> fp8), so that one sets the
+#: peak; "16-bit" or "mixed precision" alone is the part's 16-bit format (``16bit``), and so is naming both bf16 and
+#: fp16. A bare "8-bit" (8-bit Adam) names no format; int8 counts only when no float format is named.
+_PRECISION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern)) for name, pattern in (
+    ("fp4", r"(?<![a-z0-9])(?:nv|mx)?fp[\s_-]*4(?![0-9])|float[\s_-]*4(?![0-9])|e2m1"),
+    ("fp8", r"(?<![a-z0-9])(?:nv|mx)?fp[\s_-]*8(?![0-9])|float[\s_-]*8(?![0-9])|e4m3|e5m2|8[\s_-]*bit[\s_-]*float"),
+    ("bf16", r"bf[\s_-]*16|bfloat|brain[\s_-]*float"),
+    ("fp16", r"(?<![a-z0-9])fp[\s_-]*16|(?<![a-z0-9])float[\s_-]*16|(?<![a-z0-9])f16(?![0-9])|half|binary16"),
+    ("16bit", r"(?<![0-9])16[\s_-]*bits?(?![a-z0-9])|mixed|(?<![a-z0-9])amp(?![a-z0-9])"),
+    ("tf32", r"tf[\s_-]*32|tensor[\s_-]*float"),
+    ("fp32", r"(?<![a-z0-9])fp[\s_-]*32|(?<![a-z0-9])float[\s_-]*32|(?<![a-z0-9])f32(?![0-9])|single|"
+             r"full[\s_-]*precision|(?<![0-9])32[\s_-]*bits?(?![a-z0-9])|binary32"),
+    ("fp64", r"(?<![a-z0-9])fp[\s_-]*64|(?<![a-z0-9])float[\s_-]*64|double|(?<![0-9])64[\s_-]*bits?(?![a-z0-9])"),
+    ("int8", r"(?<![a-z0-9])u?int[\s_-]*8(?![0-9])|8[\s_-]*bit[\s_-]*int"),
+))
 
 
 def _precision_of(text: str | None) -> str | None:
-    """The canonical precision a text names (``'bfloat16 (weights)'`` -> ``'bf16'``), or None."""
+    """The canonical precision a text names, or None when it names none ("not stated").
+
+    Reads what reports write: ``'bfloat16 (weights)'`` -> ``'bf16'``, ``'FP16/FP32 mixed'`` -> ``'fp16'``,
+    ``'FP8 (E4M3)'`` -> ``'fp8'``, ``'TF32'`` -> ``'tf32'``, ``'mixed precision (16-bit)'`` -> ``'16bit'`` (the
+    part's 16-bit format), ``'int8'`` -> ``'int8'``. ``'Unknown'``, ``'n/a'`` and text naming no format give None:
+    the claim does not state its precision (never an invalid claim).
+    """
     if text is None:
         return None
-    key = "".join(ch for ch in str(text).lower() if ch.isalnum())
+    lower = str(text).lower()
+    key = "".join(ch for ch in lower if ch.isalnum())
+    if not key or key in _PRECISION_NOT_STATED:
+        return None
     if key in PRECISION_ALIASES:
         return PRECISION_ALIASES[key]
-    for alias, canon in PRECISION_ALIASES.items():
-        # "bfloat16 (parameters and activations)" -> bf16: the leading word names the format.
-        if key.startswith(alias):
-            return canon
+    found = {name for name, pattern in _PRECISION_PATTERNS if pattern.search(lower)}
+    for name in ("fp4", "fp8"):
+        if name in found:
+            return name
+    if "bf16" in found and "fp16" in found:
+        return "16bit"
+    for name in ("bf16", "fp16", "16bit", "tf32", "fp32", "fp64", "int8"):
+        if name in found:
+            return name
     return None

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from audit.claims import RawTable
-from audit.reading.common import first_line, header_words, mangle, with_origin
+from audit.reading.common import first_line, header_words, mangle
 from audit.reading.errors import LoadError
 from audit.reading.registry import Reader, register
 
@@ -40,8 +40,7 @@ def read_parquet(path: Path, file: str, data: bytes | None = None) -> RawTable:
         raise LoadError(file, f"Parquet columns cannot be read: {first_line(exc)}") from None
     frame = _object_columns(frame)
     frame.index = range(len(frame))
-    frame = with_origin(frame, np.arange(1, len(frame) + 1))
-    return RawTable(frame)
+    return RawTable(frame, rows=np.arange(1, len(frame) + 1))
 
 
 def _object_columns(frame: pd.DataFrame) -> pd.DataFrame:

@@ -2,76 +2,153 @@
 
 from __future__ import annotations
 
+import errno
 import io
+import os
+import stat
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from audit.claims import RawTable
+from audit.reading.common import printable
 from audit.reading.errors import LoadError
-from audit.reading.normalize import canonical_columns
-from audit.reading.registry import extensions, reader_for, reader_named
+from audit.reading.fields import canonical_columns
+from audit.reading.registry import extensions, reader_for, reader_named, readers
 
-__all__ = ["MAX_FILE_BYTES", "read_path", "read_paths"]
+__all__ = ["MAX_FILE_BYTES", "ReadOptions", "os_error", "read_path", "read_paths"]
 
 #: Largest input file read (bytes); larger files are refused with a message rather than exhausting memory.
 MAX_FILE_BYTES = 2 * 1024**3
 
 
-def read_path(path_text: str, stdin: io.BufferedReader | None = None) -> RawTable:
-    """Read one input path (``-`` reads JSON from standard input). Raises :class:`LoadError` for unusable files.
+@dataclass(frozen=True)
+class ReadOptions:
+    """Options for the readers that take them (see :attr:`audit.reading.registry.Reader.options`)."""
 
-    The columns are as the file names them; :func:`read_paths` renames them to canonical names.
+    #: The sheet of a workbook to read (a name, or a number from 1); None: the first.
+    sheet: str | None = None
+
+    def for_reader(self, names: Sequence[str]) -> dict[str, str]:
+        return {name: getattr(self, name) for name in names if getattr(self, name) is not None}
+
+
+def os_error(exc: OSError) -> str:
+    """An operating-system error in words (``permission denied``, ``no space left on device``)."""
+    reason = exc.strerror or (errno.errorcode.get(exc.errno or 0) if exc.errno else None) or str(exc) \
+        or type(exc).__name__
+    reason = reason[0].lower() + reason[1:] if reason[:2] != reason[:2].upper() else reason
+    if exc.errno == errno.ELOOP:
+        reason += " (a symbolic link loop)"
+    return reason
+
+
+def read_path(path_text: str, stdin: io.BufferedReader | None = None, options: ReadOptions | None = None,
+              display: str | None = None) -> RawTable:
+    """Read one input path (``-`` reads JSON from standard input). Raises :class:`LoadError` for unusable files,
+    operating-system errors included (named, with the file).
+
+    The columns are as the file names them; :func:`read_paths` gives them canonical names. ``display``: the name
+    used in messages and reports (default: the path as given, with any byte that is not UTF-8 escaped).
     """
+    options = options or ReadOptions()
     if path_text == "-":
-        stream = stdin if stdin is not None else sys.stdin.buffer
-        data = stream.read()
-        table = reader_named("json").read(Path("-"), "<stdin>", data)
-        table.frame["_file"] = "<stdin>"
+        file = display or "<stdin>"
+        stream = stdin if stdin is not None else getattr(sys.stdin, "buffer", None)
+        if stream is None:
+            raise LoadError(file, "standard input is closed")
+        try:
+            data = stream.read()
+        except OSError as exc:
+            raise LoadError(file, f"cannot read standard input: {os_error(exc)}") from None
+        except ValueError:  # a closed file object
+            raise LoadError(file, "standard input is closed") from None
+        table = reader_named("json").read(Path("-"), file, data)
+        table.files = np.full(len(table.frame), file, dtype=object)
         return table
     path = Path(path_text)
-    file = str(path_text)
-    if not path.exists():
-        raise LoadError(file, "no such file")
-    if path.is_dir():
+    file = display or printable(str(path_text))
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        dangling = os.path.islink(path)
+        raise LoadError(file, "no such file" + (" (a symbolic link to a file that does not exist)" if dangling
+                                                else "")) from None
+    except OSError as exc:  # a link loop, a name too long, permission denied on a folder on the way
+        raise LoadError(file, os_error(exc)) from None
+    except ValueError as exc:  # a NUL byte in the name
+        raise LoadError(file, f"not a usable file name: {exc}") from None
+    if stat.S_ISDIR(info.st_mode):
         raise LoadError(file, "is a folder, not a file")
     reader = reader_for(path.suffix)
     if reader is None:
         known = ", ".join(extensions())
         raise LoadError(file, f"unknown file type {path.suffix or '(none)'!r}; use one of {known}")
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise LoadError(file, f"file is {size / 1e9:.1f} GB; the limit is {MAX_FILE_BYTES / 1e9:.0f} GB")
-        if size == 0:
+        if info.st_size > MAX_FILE_BYTES:
+            raise LoadError(file, f"file is {info.st_size / 1e9:.1f} GB; the limit is {MAX_FILE_BYTES / 1e9:.0f} GB")
+        if info.st_size == 0 and stat.S_ISREG(info.st_mode):
             raise LoadError(file, "empty file")
-        table = reader.read(path, file, None)
-    except PermissionError:
-        raise LoadError(file, "permission denied") from None
+        table = reader.read(path, file, None, **options.for_reader(reader.options))
     except MemoryError:
         raise LoadError(file, "too large to read into memory") from None
-    table.frame["_file"] = file
+    except OSError as exc:
+        raise LoadError(file, f"cannot read it: {os_error(exc)}") from None
+    table.files = np.full(len(table.frame), file, dtype=object)
     return table
 
 
-def read_paths(paths: Sequence[str], stdin: io.BufferedReader | None = None) -> RawTable:
-    """Read several inputs into one raw table (rows in input order), columns renamed to canonical names."""
-    frames: list[pd.DataFrame] = []
-    problems: list[tuple[int, str, str]] = []
-    header_units: dict[str, list[tuple[int, int, str]]] = {}
-    offset = 0
+def _keys_per_row(path_text: str) -> bool:
+    if path_text == "-":
+        return True
+    reader = reader_for(Path(path_text).suffix)
+    return bool(reader and reader.keys_per_row)
+
+
+def read_paths(paths: Sequence[str], stdin: io.BufferedReader | None = None, options: ReadOptions | None = None,
+               display: Mapping[str, str] | None = None) -> RawTable:
+    """Read several inputs into one raw table (rows in input order), columns named by their canonical fields.
+
+    A file in which no column is understood is unusable (:class:`LoadError`). ``display`` maps a path to the name
+    reports give it."""
+    tables: list[RawTable] = []
+    options = options or ReadOptions()
+    if options.sheet is not None and not any(Path(p).suffix.lower() in _options_extensions("sheet") for p in paths):
+        raise LoadError("--sheet", "applies to spreadsheets (.xlsx, .xlsm) only, and no input is one")
     for p in paths:
-        table = canonical_columns(read_path(p, stdin))
-        frames.append(table.frame)
-        problems.extend((offset + pos, fld, msg) for pos, fld, msg in table.problems)
-        # Each file's header units cover its own rows only: another file may name the column without a unit.
-        for name, spans in table.header_units.items():
-            header_units.setdefault(name, []).extend((offset + a, offset + b, u) for a, b, u in spans)
-        offset += len(table.frame)
-    if not frames:
+        raw = read_path(p, stdin, options, (display or {}).get(p))
+        file = str(raw.files[0]) if raw.files is not None and len(raw.files) else printable(str(p))
+        tables.append(canonical_columns(raw, file, per_row=_keys_per_row(p), require_known=True))
+    if not tables:
         raise LoadError("(no input)", "no input files")
-    frame = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
-    frame = frame.reset_index(drop=True)
-    return RawTable(frame, problems, header_units)
+    return join(tables)
+
+
+def _options_extensions(option: str) -> set[str]:
+    return {ext for r in readers() if option in r.options for ext in r.extensions}
+
+
+def join(tables: Sequence[RawTable]) -> RawTable:
+    """Tables with canonical columns, one after the other (rows in order; problems and sources follow them)."""
+    if len(tables) == 1:
+        return tables[0]
+    frames = [t.frame for t in tables]
+    frame = pd.concat(frames, ignore_index=True, sort=False)
+    sizes = [len(f) for f in frames]
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
+    problems = [(int(off) + pos, fld, msg) for t, off in zip(tables, offsets) for pos, fld, msg in t.problems]
+    sources: dict[str, pd.Categorical] = {}
+    for name in dict.fromkeys(k for t in tables for k in t.sources):
+        parts = [t.sources.get(name, pd.Categorical.from_codes(np.zeros(size, dtype=np.int8), [name]))
+                 for t, size in zip(tables, sizes)]
+        sources[name] = pd.api.types.union_categoricals(parts)
+    rows = np.concatenate([t.rows if t.rows is not None else np.arange(1, size + 1)
+                           for t, size in zip(tables, sizes)])
+    files = np.concatenate([t.files if t.files is not None else np.full(size, "", dtype=object)
+                            for t, size in zip(tables, sizes)])
+    return RawTable(frame, problems, rows=rows, files=files, sources=sources,
+                    unread=[u for t in tables for u in t.unread], notes=[n for t in tables for n in t.notes])

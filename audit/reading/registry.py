@@ -16,17 +16,24 @@ __all__ = ["ReadFunction", "Reader", "extensions", "reader_for", "reader_named",
 
 #: ``read(path, file, data)``: ``file`` is the name used in messages; ``data``, when given, holds the file's bytes
 #: (standard input) and ``path`` is not opened. Raises :class:`audit.reading.errors.LoadError` for a file that
-#: cannot be used.
-ReadFunction = Callable[[Path, str, bytes | None], RawTable]
+#: cannot be used. A reader that takes options (``--sheet``) names them in :attr:`Reader.options`; they are
+#: passed as keyword arguments.
+ReadFunction = Callable[..., RawTable]
 
 
 @dataclass(frozen=True)
 class Reader:
-    """One input format: its name, the file extensions it reads (lowercase, with the dot) and its read function."""
+    """One input format: its name, the file extensions it reads (lowercase, with the dot) and its read function.
+
+    ``keys_per_row``: each row names its own fields (JSON objects), so fields are mapped row by row; otherwise a
+    column's header names the field of every cell below it. ``options``: the reading options its read function
+    takes (keyword arguments), e.g. ``("sheet",)``."""
 
     name: str
     extensions: tuple[str, ...]
     read: ReadFunction
+    keys_per_row: bool = False
+    options: tuple[str, ...] = ()
 
 
 _BY_NAME: dict[str, Reader] = {}

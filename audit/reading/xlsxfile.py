@@ -1,36 +1,141 @@
-"""Spreadsheets (.xlsx, .xlsm): the first sheet, read with openpyxl (the optional ``xlsx`` extra)."""
+"""Spreadsheets (.xlsx, .xlsm), read with openpyxl (the optional ``xlsx`` extra).
+
+One sheet is read: the first, or the one ``--sheet`` names; a workbook with several sheets gets a note naming the
+sheet read. Blank rows are not rows (as blank lines in CSV), and each row keeps its number in the sheet. A formula
+cell whose value was never saved (a file written by a program that does not compute formulas) is an invalid value
+that says so, not an empty cell.
+"""
 
 from __future__ import annotations
 
 import io
+import re
+import zipfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from audit.claims import RawTable
-from audit.reading.common import drop_empty_unnamed, first_line, header_words, with_origin
+from audit.reading.common import drop_empty_unnamed, first_line, header_words, mangle
 from audit.reading.errors import LoadError
 from audit.reading.registry import Reader, register
 
 __all__ = ["read_xlsx"]
 
 
-def read_xlsx(path: Path, file: str, data: bytes | None = None) -> RawTable:
-    """A spreadsheet's first sheet (needs openpyxl: ``pip install 'train-audit[xlsx]'``)."""
+def read_xlsx(path: Path, file: str, data: bytes | None = None, sheet: str | None = None) -> RawTable:
+    """One sheet of a workbook (needs openpyxl: ``pip install 'train-audit[xlsx]'``): the first, or ``sheet`` (a
+    name, or a number counting from 1)."""
     try:
-        frame = pd.read_excel(path if data is None else io.BytesIO(data), dtype=object)
+        import openpyxl
     except ImportError:
         raise LoadError(file, "reading .xlsx needs openpyxl: pip install 'train-audit[xlsx]'") from None
+    raw = data if data is not None else path.read_bytes()
+    try:
+        book = openpyxl.load_workbook(io.BytesIO(raw), read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many types for a damaged workbook
         raise LoadError(file, f"not a readable spreadsheet: {first_line(exc)}") from None
-    if len(frame) == 0:
-        raise LoadError(file, f"no claims: the first sheet has a header ({header_words(frame.columns)}) but no rows")
-    frame = frame.astype(object).where(frame.notna(), None)
-    frame.index = range(len(frame))
+    try:
+        names = list(book.sheetnames)
+        title = _choose(names, sheet, file)
+        values = _cells(book[title])
+    except LoadError:
+        raise
+    except Exception as exc:
+        raise LoadError(file, f"not a readable spreadsheet: {first_line(exc)}") from None
+    finally:
+        book.close()
+    notes: list[tuple[str, str]] = []
+    if len(names) > 1:
+        how = f"--sheet {sheet}" if sheet is not None else "the first; --sheet reads another"
+        notes.append((file, f"read sheet {title!r} ({names.index(title) + 1} of {len(names)}: {', '.join(names)}; "
+                            f"{how})"))
+    where = f"sheet {title!r}" if len(names) > 1 else "the sheet"
+    numbers = [r for r, row in values if any(_filled(v) for v in row)]
+    rows = [row for _, row in values if any(_filled(v) for v in row)]
+    if not rows:
+        raise LoadError(file, f"no claims: {where} is empty")
+    header, body, row_numbers = rows[0], rows[1:], numbers[1:]
+    if not body:
+        named = [str(h) for h in header if _filled(h)]
+        raise LoadError(file, f"no claims: {where} has a header ({header_words(named)}) but no rows")
+    width = max(len(header), *(len(r) for r in body))
+    columns = mangle([_header(h) for h in header] + [""] * (width - len(header)))
+    cells = np.full((len(body), width), None, dtype=object)
+    for i, row in enumerate(body):
+        cells[i, : len(row)] = [v if _filled(v) else None for v in row]
+    frame = pd.DataFrame(cells, columns=columns)
+    problems = _formulas_without_values(raw, title, row_numbers, columns, cells)
     frame = drop_empty_unnamed(frame)
-    frame = with_origin(frame, np.arange(2, len(frame) + 2))
-    return RawTable(frame)
+    return RawTable(frame, problems, rows=np.asarray(row_numbers), notes=notes)
 
 
-register(Reader("xlsx", (".xlsx", ".xlsm"), read_xlsx))
+def _choose(names: list[str], sheet: str | None, file: str) -> str:
+    if sheet is None:
+        if not names:
+            raise LoadError(file, "not a readable spreadsheet: it has no sheets")
+        return names[0]
+    if sheet in names:
+        return sheet
+    if sheet.strip().isdigit() and 1 <= int(sheet) <= len(names):
+        return names[int(sheet) - 1]
+    raise LoadError(file, f"no sheet {sheet!r}; its sheets are {', '.join(repr(n) for n in names)} (--sheet takes a "
+                          f"name or a number from 1)")
+
+
+def _cells(ws: Any) -> list[tuple[int, tuple]]:
+    """Every row of a sheet with its row number (blank rows included: they are dropped, not renumbered)."""
+    ws.reset_dimensions()  # the saved dimensions may be wrong; read what is there
+    return [(number, tuple(row)) for number, row in enumerate(ws.iter_rows(values_only=True), start=1)]
+
+
+def _filled(value: Any) -> bool:
+    return value is not None and not (isinstance(value, str) and not value.strip())
+
+
+def _header(value: Any) -> str:
+    if not _filled(value):
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+#: A formula in a sheet's XML (``<f>...</f>`` or ``<f t="shared" .../>``).
+_FORMULA_TAG = re.compile(rb"<(?:\w+:)?f[\s>/]")
+
+
+def _formulas_without_values(raw: bytes, title: str, row_numbers: list[int], columns: list[str],
+                             cells: np.ndarray) -> list[tuple[int, str, str]]:
+    """Rows whose cell holds a formula with no saved value: read again with formulas, only when the workbook has
+    any (a search of its sheets' XML), and only the cells that came out empty."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as z:
+            if not any(_FORMULA_TAG.search(z.read(n)) for n in z.namelist() if n.startswith("xl/worksheets/")):
+                return []
+    except (zipfile.BadZipFile, OSError, KeyError):
+        return []
+    import openpyxl
+
+    book = openpyxl.load_workbook(io.BytesIO(raw), read_only=True, data_only=False)
+    try:
+        formulas = _cells(book[title])
+    finally:
+        book.close()
+    position = {number: i for i, number in enumerate(row_numbers)}
+    problems: list[tuple[int, str, str]] = []
+    for number, row in formulas:
+        i = position.get(number)
+        if i is None:
+            continue
+        for j, value in enumerate(row[: cells.shape[1]]):
+            if cells[i, j] is None and isinstance(value, str) and value.startswith("="):
+                shown = value if len(value) <= 40 else value[:37] + "..."
+                problems.append((i, columns[j], f"the cell holds a formula ({shown}) with no saved value: open and "
+                                                f"save the file in a spreadsheet program, or give the value"))
+    return problems
+
+
+register(Reader("xlsx", (".xlsx", ".xlsm"), read_xlsx, options=("sheet",)))

@@ -374,7 +374,8 @@ def _doc_paragraphs(doc: str) -> list[Markup]:
 _DERIVED_FROM: dict[str, tuple[str, ...]] = {
     "flops_per_token": ("n_eff",),
     "tokens_per_param": ("tokens", "params"),
-    "min_chips_memory": ("params", "memory_per_chip"),
+    "training_state_bytes": ("params", "trainable_params"),
+    "min_chips_memory": ("training_state_bytes", "memory_per_chip"),
 }
 
 
@@ -396,7 +397,9 @@ def _finding_view(f: dict[str, Any]) -> dict[str, Any]:
 def _record_view(rec: dict[str, Any]) -> dict[str, Any]:
     """What a claim record (or a phase's) shows: identity, hardware, figures as stated, the derivation trail and
     the findings, problems first."""
-    views = [_finding_view(f) for f in sorted(rec["findings"], key=lambda f: -SEVERITY_RANK[f["severity"]])]
+    # The finding that leads (the outlier: which figure to look at first) comes first, then the worst ones.
+    views = [_finding_view(f) for f in sorted(rec["findings"], key=lambda f: (not RULES[f["rule"]].leads,
+                                                                             -SEVERITY_RANK[f["severity"]]))]
     hw = rec["hardware"]
     datasheet = None
     if hw["accelerator"]:
@@ -429,8 +432,8 @@ def _record_view(rec: dict[str, Any]) -> dict[str, Any]:
                      "assumed": hw["precision_assumed"]},
         "datasheet": datasheet,
         "stated": stated, "derived": derived,
-        "problems": [v for v in views if v["severity"] in _PROBLEM],
-        "passed": [v for v in views if v["severity"] not in _PROBLEM],
+        "problems": [v for v in views if v["severity"] in _PROBLEM or RULES[v["rule"]].leads],
+        "passed": [v for v in views if v["severity"] not in _PROBLEM and not RULES[v["rule"]].leads],
         "extra": [(k, str(v)) for k, v in rec["extra"].items()],
     }
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from audit.findings import STATUSES_WORST_FIRST
@@ -12,11 +14,38 @@ from audit.result import AuditResult
 _ICON = {"pass": "✅", "warn": "⚠️", "fail": "❌", "invalid": "⛔", "unchecked": "❔"}
 
 
+# Text from an input is shown as text: nothing in it may be interpreted by a Markdown renderer (GitHub's included)
+# or by the terminal the report is printed on.
+#: Line breaks: one line per table row and per list item.
+_LINE_BREAKS = re.compile(r"\r\n|[\t\n\r]")
+#: Characters a terminal acts on (C0/C1 controls: ESC starts an escape sequence, CR overwrites the line) or that
+#: reorder or hide text (bidi controls, zero-width characters, line and paragraph separators): shown as escapes.
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff]")
+#: Markdown punctuation (emphasis, code spans, links and images, raw HTML, entities, tables, strikethrough, math):
+#: backslash-escaped, which CommonMark allows for any ASCII punctuation.
+_PUNCTUATION = re.compile(r"([\\`*_\[\](){}<>!|~&$#])")
+#: What GitHub links in plain text: @mentions, #references, URLs and www. addresses. An invisible word joiner
+#: (U+2060) after the @, the # or the colon breaks the pattern and shows the same text.
+_AUTOLINKS = re.compile(r"[@#](?=[A-Za-z0-9])|:(?=//)|(?i:www)(?=\.)")
+_JOINER = "\u2060"
+
+
+def _visible(text: object) -> str:
+    s = _LINE_BREAKS.sub(" ", "" if text is None else str(text))
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else
+                         f"\\u{ord(m.group()):04x}", s)
+
+
 def _cell(text: object) -> str:
-    """Text safe inside a Markdown table cell: no pipes, no newlines, no raw HTML."""
-    s = "" if text is None else str(text)
-    return (s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
-            .replace(">", "&gt;"))
+    """Text from an input shown as text inside Markdown (a table cell, a list item, a heading): one line, every
+    Markdown character escaped, no link or mention, no control character."""
+    s = _PUNCTUATION.sub(r"\\\1", _visible(text))
+    return _AUTOLINKS.sub(lambda m: m.group() + _JOINER, s)
+
+
+def _code(text: object) -> str:
+    """Text inside a code span: one line, no control character, and no backtick (which would end the span)."""
+    return _visible(text).replace("`", "'")
 
 
 def render(result: AuditResult, title: str = "train-audit report", limit: int = 200) -> str:
@@ -25,14 +54,14 @@ def render(result: AuditResult, title: str = "train-audit report", limit: int = 
     lines = [f"## {_cell(title)}", ""]
     lines.append(" · ".join(f"{_ICON[k]} {v} {k}" for k, v in s["status"].items()) + f" — {s['claims']} claims")
     lines += ["", "| status | id | name | findings |", "|---|---|---|---|"]
-    grouped = findings_by_row(result, worse_than_ok=True)
+    grouped = _with_phases(result)
     info = result.claims.info
     rank = result.status.map({s: i for i, s in enumerate(STATUSES_WORST_FIRST)}).to_numpy(dtype=int)
     order = np.lexsort((np.arange(len(result)), rank)).tolist()
     for row in order[:limit]:
         bad = [f for f in grouped.get(row, []) if f.severity in ("warning", "error")]
         codes = ", ".join(sorted({f.rule for f in bad}))
-        lines.append(f"| {_ICON[result.status.iat[row]]} {result.status.iat[row]} | `{_cell(info.at[row, 'id'])}` | "
+        lines.append(f"| {_ICON[result.status.iat[row]]} {result.status.iat[row]} | {_cell(info.at[row, 'id'])} | "
                      f"{_cell(info.at[row, 'name'])} | {codes} |")
     if len(result) > limit:
         lines.append(f"\n{len(result) - limit} more claims not listed; use `--format csv` for all of them.")
@@ -44,11 +73,24 @@ def render(result: AuditResult, title: str = "train-audit report", limit: int = 
         details.append(f"\n**{_cell(info.at[row, 'id'])}**\n")
         for f in bad:
             # An invalid value names its field: the message alone ("cannot read '5 apples' as a count") does not.
-            field = f"`{_cell(f.quantity).replace('`', '')}`: " if f.rule == "V001" and f.quantity else ""
-            details.append(f"- **{f.severity}** `{f.rule}` {field}{_cell(f.message)}  \n  `{f.formula.replace('`', '')}`")
+            field = f"`{_code(f.quantity)}`: " if f.rule == "V001" and f.quantity else ""
+            # A phase's finding is listed under its run, with the phase's id.
+            phase = f"\\[{_cell(f.claim_id)}\\] " if f.claim_id != str(info.at[row, "id"]) else ""
+            details.append(f"- **{f.severity}** `{f.rule}` {phase}{field}{_cell(f.message)}  \n  `{_code(f.formula)}`")
     if details:
         lines += ["", "<details><summary>Findings</summary>", "", *details, "", "</details>"]
     return "\n".join(lines) + "\n"
+
+
+def _with_phases(result: AuditResult) -> dict[int, list]:
+    """Each claim's findings worse than ok, followed by its phases' (a run is as bad as its worst phase)."""
+    grouped = findings_by_row(result, worse_than_ok=True)
+    if result.phase_result is not None and result.phase_parent is not None:
+        by_phase = findings_by_row(result.phase_result, worse_than_ok=True)
+        for i, run in enumerate(result.phase_parent.tolist()):
+            if by_phase.get(i):
+                grouped.setdefault(run, []).extend(by_phase[i])
+    return grouped
 
 
 @register("markdown", description="a summary and a table for a pull-request comment")

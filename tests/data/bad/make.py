@@ -183,7 +183,139 @@ def text_files() -> dict[str, bytes]:
                             + b"[" * 100_000 + b"]" * 100_000 + b"\n"
                             + json.dumps(good("l6")).encode() + b"\n")
     f["empty_object.json"] = b"{}\n"
+
+    # ---- round two (issue 10): inputs aimed at the guarantees
+    # One row's spelling of a key must not change how another row is read; two spellings in one row are invalid.
+    f["key_spellings.json"] = json_text([
+        {"id": "other", "n_params": "7B", "tokens": "140B", "compute_flops": "5.88e21"},
+        {"id": "gpt3", "params": "175B", "tokens": "300B", "compute_flops": "1e30"},
+        {"id": "both", "params": "7B", "n_params": "70B", "tokens": "140B"},
+        {"id": "Params", "Params": "7B", "tokens": "140B", "compute_flops": "5.88e21"},
+        {"id": "gpus", "gpus": 8, "wall_clock_days": 1, "chip_hours": 1000},
+        {"id": "chips", "chips": 8, "wall_clock_days": 1, "chip_hours": 1000},
+        {"id": "twice-same", "params": "7B", "parameters": "7B", "tokens": "140B", "compute_flops": "5.88e21"},
+    ]).encode()
+    f["key_spellings.csv"] = b"id,params,n_params,tokens\na,7B,,140B\nb,,7B,140B\n"
+    f["citation_columns.csv"] = (b"id,Link,Reference,params,tokens,compute_flops\n"
+                                 b"c1,https://arxiv.org/abs/1,A paper,7B,140B,5.88e21\n"
+                                 b"c2,,Only a title,7B,140B,5.88e21\n")
+    # A lone surrogate escape cannot be written as UTF-8: shown escaped, never an abort.
+    surrogate_rows = [
+        '{"id": "x\\ud800", "name": "n\\udfff", "notes": "\\ud800", "params": "7B", "tokens": "140B", '
+        '"compute_flops": "5.88e21"}',
+        '{"id": "ok", "params": "7B", "tokens": "140B", "compute_flops": "5.88e21"}',
+        '{"id": "key", "\\udc00key": ["\\ud800"], "params": "7B\\ud800", "tokens": "140B"}',
+        '{"id": "pair", "name": "\\ud83d\\ude00", "params": "7B", "tokens": "140B", "compute_flops": "5.88e21"}',
+    ]
+    f["surrogates.json"] = ("[" + ",\n".join(surrogate_rows) + "]\n").encode()
+    f["surrogates.jsonl"] = ("\n".join(surrogate_rows) + "\n").encode()
+    # Field names the reader used for its own bookkeeping are user data like any other.
+    internal = {"_row": 1, "_row (input)": 2, "_file": "f", "_file (input)": 3}
+    f["internal_names.json"] = json_text([good("i1", **internal), good("i2")]).encode()
+    f["internal_names.csv"] = (b"id,_row,_row (input),_file,_file (input),params,tokens,compute_flops\n"
+                               b"i1,1,2,f,3,7B,140B,5.88e21\n")
+    # A carriage return in a name must not split a row of --format csv, nor let a formula through after it.
+    f["formula_names.csv"] = (b'id,name,params,tokens,compute_flops\n'
+                              b'"cr","Model X\r=cmd|\' /C calc\'!A0",7B,140B,5.88e21\n'
+                              b'"lf","Model Y\n@SUM(1+1)*cmd|\' /C calc\'!A0",7B,140B,5.88e21\n'
+                              b'"crlf","Model Z\r\n+1",7B,140B,5.88e21\n')
+    # A multiplier before a unit word is read, or the value refused: never the bare number.
+    f["multipliers.json"] = json_text([
+        good("m-gpu-hours", chip_hours="2.788m GPU-hours"),
+        good("mn-gpu-hours", chip_hours="2.788 mn GPU-hours"),
+        good("mn-hours", chip_hours="2.788 mn"),
+        good("b-gpu-hours", chip_hours="1.5b GPU-hours"),
+        good("b-hours", chip_hours="1.5b"),
+        good("min-gpu-hours", chip_hours="5 min GPU-hours"),
+        {"id": "times-params", "params": "3 x 1024"},
+        {"id": "times-chips", "chips": "3 x 1024 GPUs"},
+        good("min-tokens", tokens="5 min tokens"),
+        good("two-multipliers", tokens="140 billion B tokens"),
+        good("M-gpu-hours", chip_hours="2.788 M GPU hours"),
+    ]).encode()
+    # A phase's invalid value is part of its run's audit in every output.
+    f["phase_invalid.json"] = json_text([
+        good("run", phases=[{"hardware": "H100", "chips": 1.5, "wall_clock_days": 2},
+                            {"hardware": "A100", "chips": 8, "wall_clock_days": 1}]),
+        good("ok"),
+    ]).encode()
+    f["nested_phases.json"] = json_text([
+        good("nested", phases=[{"hardware": "H100", "chips": 8, "wall_clock_days": 2,
+                                "phases": [{"hardware": "A100", "chips": 8, "wall_clock_days": 1}]}]),
+        good("ok"),
+    ]).encode()
+    # Markdown and the terminal interpret none of this.
+    f["markdown_injection.json"] = json_text([
+        good("`code`|x", name="![img](http://example.com/x.png) [link](http://example.com) <img src=x>"),
+        good("mention", name="@octocat and #1 and https://example.com and www.example.com"),
+        good("cr", name="line one\rline two\n| a | b |"),
+        good("escape", name="\x1b[31mred\x1b[0m \x9b31m \u202eevil"),
+        good("emphasis", name="*bold* _it_ ~~s~~ $x$ <!-- c --> &amp; \\"),
+    ]).encode()
+    # A JSON object that wraps the claims under another key is not one empty claim.
+    f["wrapped_runs.json"] = json_text({"runs": [good("w1"), good("w2")]}).encode()
+    f["wrapped_capital.json"] = json_text({"Claims": [good("w1")]}).encode()
+    f["claims_and_meta.json"] = json_text({"claims": [good("m1")], "version": 2}).encode()
+    f["claims_and_runs.json"] = json_text({"claims": [good("m1")], "runs": [good("m2")]}).encode()
+    f["empty_objects.json"] = json_text([{}, {}]).encode()
+    f["no_known_columns.csv"] = b"a,b,c\n1,2,3\n"
+    f["no_known_keys.json"] = json_text([{"model_sz": "7B", "toks": "140B"}]).encode()
+    # Columns the tool does not read are named once per file, with a did-you-mean; messages name the header.
+    f["unread_columns.csv"] = (b"run_id,model_size,num_gpus,gpu_type,train_hours,tokens_seen,reported_mfu\n"
+                               b"r1,7B,8,H100,120,140B,40%\n"
+                               b"r2,5 apples,8,H100,120,140B,40%\n")
+    # Excel's separator hint on the first line.
+    f["sep_line.csv"] = b"sep=;\r\nid;params;tokens;compute_flops\r\nsep-1;7B;140B;5.88e21\r\nsep-2;7B;140B;5.88e21\r\n"
+    # JSON Lines from an old Mac: lines end with a carriage return alone.
+    f["cr_only.jsonl"] = b"\r".join(json.dumps(good(f"cr{i}")).encode() for i in range(3)) + b"\r"
+    # Two values that compare equal but are written differently keep their own text.
+    f["colliding_values.json"] = json_text([
+        {"id": 7, "name": 1984, "params": 7000000000, "tokens": "140B", "compute_flops": "5.88e21"},
+        {"id": 7.0, "name": 1984.0, "params": 7000000000.0, "tokens": "140B", "compute_flops": "5.88e21"},
+        {"id": "bool", "params": True, "tokens": "140B"},
+        good("one", chips=1),
+        good("one-float", chips=1.0),
+    ]).encode()
     return f
+
+
+#: Files named too long for the file system: refused with the error, not "no such file" or an internal error.
+LONG_NAME = "N" * 300 + ".json"
+
+
+def xlsx_workbooks() -> dict[str, object]:
+    """Spreadsheets (openpyxl writes no cached value for a formula, as a program that never computed it)."""
+    import openpyxl
+
+    books: dict[str, object] = {}
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Runs"
+    ws.append(["id", "params", "tokens", "compute_flops"])
+    ws.append(["x1", "7B", "140B", "5.88e21"])
+    ws.append([None, None, None, None])
+    ws.append(["x2", "7B", "140B", "5.88e21"])
+    ws.append([None, None, None, None])
+    ws.cell(row=9, column=2).number_format = "0.00"  # a formatted but empty cell: not a row
+    books["blank_rows.xlsx"] = wb
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Runs"
+    ws.append(["id", "params", "tokens", "compute_flops"])
+    ws.append(["f1", "=7*10^9", "140B", "5.88e21"])
+    ws.append(["f2", "7B", "140B", "5.88e21"])
+    books["formula_no_cache.xlsx"] = wb
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Runs"
+    ws.append(["id", "params", "tokens", "compute_flops"])
+    ws.append(["s1", "7B", "140B", "5.88e21"])
+    other = wb.create_sheet("More runs")
+    other.append(["id", "params", "tokens", "compute_flops"])
+    other.append(["s2", "7B", "140B", "1e30"])
+    other.append(["s3", "7B", "140B", "5.88e21"])
+    books["two_sheets.xlsx"] = wb
+    return books
 
 
 def parquet_tables() -> dict[str, object]:
@@ -221,6 +353,8 @@ def parquet_tables() -> dict[str, object]:
         names=["id", "params", "params", "tokens"])
     t["no_rows.parquet"] = pa.table({"id": pa.array([], pa.string()), "params": pa.array([], pa.float64())})
     t["no_columns.parquet"] = pa.table({})
+    t["internal_names.parquet"] = pa.table({"id": ["i1"], "_row": [1], "_row (input)": [2], "_file": ["f"],
+                                            "params": ["7B"], "tokens": ["140B"], "compute_flops": ["5.88e21"]})
     return t
 
 
@@ -232,6 +366,8 @@ def write(out: Path) -> None:
         (out / name).write_bytes(data)
     for name, table in parquet_tables().items():
         pq.write_table(table, out / name)
+    for name, book in xlsx_workbooks().items():
+        book.save(out / name)
     # A damaged Parquet file: the real one with its middle overwritten, and one cut in half.
     buf = io.BytesIO()
     pq.write_table(parquet_tables()["numeric.parquet"], buf)
@@ -247,6 +383,11 @@ def write(out: Path) -> None:
     missing = out / "missing.json"
     if missing.exists():
         missing.unlink()
+    # A symbolic link to itself: the error is the loop, not "no such file".
+    loop = out / "symlink_loop.json"
+    if loop.is_symlink() or loop.exists():
+        loop.unlink()
+    loop.symlink_to("symlink_loop.json")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,234 @@
+"""Which field each input column (or JSON key) is: canonical names, spellings in one row, and did-you-mean.
+
+A table's columns are mapped once per file; a JSON file's keys are mapped row by row, so one row's spelling
+(``n_params``) never changes how another row is read (``params``). Two spellings of one field in one row (or two
+columns for one field in a table) are never silently renamed: for a field the audit uses, a JSON row naming it
+twice with different values is invalid on that field and a table is refused naming both columns; for a field that
+is only shown (``name``, ``source``), the first given is used, the other is kept as an extra field, and the run
+says so. Every column that is not understood is reported once per file, with a did-you-mean to the canonical
+names; a file in which no column at all is understood is unusable input.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from audit.claims import RawTable
+from audit.columns import map_unique
+from audit.quantities import BY_NAME, QUANTITIES, TEXT_ALIASES, TEXT_FIELDS, canonical_column_and_unit
+from audit.reading.common import mangle, printable, printable_value
+from audit.reading.errors import LoadError
+
+__all__ = ["DISPLAY_ONLY", "STRUCTURE_FIELDS", "canonical_columns", "did_you_mean", "field_of"]
+
+#: Fields a claim may hold that are not values: read as they are (``phases``: a multi-phase run).
+STRUCTURE_FIELDS: tuple[str, ...] = ("phases",)
+
+#: Fields that are only shown, never computed with: a second column for one of them is kept as an extra field.
+DISPLAY_ONLY: frozenset[str] = frozenset({"name", "source"})
+
+#: Did-you-mean suggestions are worked out for this many unread columns per file (a file may have 100,000).
+MAX_SUGGESTED = 200
+
+
+def _key(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+@lru_cache(maxsize=65536)
+def field_of(header: str) -> tuple[str | None, str | None]:
+    """The field a column header names (canonical name, ``phases``, or None) and the unit it names, if any."""
+    if _key(header) in STRUCTURE_FIELDS:
+        return _key(header), None
+    return canonical_column_and_unit(header)
+
+
+@lru_cache(maxsize=1)
+def _spellings() -> dict[str, str]:
+    """Every canonical name and alias, in snake case, to its canonical field."""
+    out: dict[str, str] = {}
+    for q in QUANTITIES:
+        if not q.derived_only:
+            for name in (q.name, *q.aliases):
+                out.setdefault(_snake(name), q.name)
+    for name in TEXT_FIELDS:
+        for alias in (name, *TEXT_ALIASES.get(name, ())):
+            out.setdefault(_snake(alias), name)
+    for name in STRUCTURE_FIELDS:
+        out.setdefault(name, name)
+    return out
+
+
+def _snake(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+
+
+#: Words that name a duration: a header with one of them is accelerator-hours or wall-clock time, which only the
+#: user can say (``train_hours``), so both are suggested and neither is guessed.
+_TIME_WORDS = {"hours": ("chip_hours", "wall_clock_days"), "hour": ("chip_hours", "wall_clock_days"),
+               "hrs": ("chip_hours", "wall_clock_days"), "hr": ("chip_hours", "wall_clock_days"),
+               "days": ("wall_clock_days", "chip_hours"), "day": ("wall_clock_days", "chip_hours"),
+               "time": ("wall_clock_days", "chip_hours"), "duration": ("wall_clock_days", "chip_hours")}
+
+
+@lru_cache(maxsize=4096)
+def _suggestions(header: str) -> tuple[str, ...]:
+    spellings = _spellings()
+    snake = _snake(header)
+    words = snake.split("_")
+    found: list[str] = []
+    for w in words:
+        for name in _TIME_WORDS.get(w, ()):
+            found.append(name)
+    for match in difflib.get_close_matches(snake, list(spellings), n=6, cutoff=0.75):
+        found.append(spellings[match])
+    for w in words:  # a word of the header that is itself a field's name ("tokens_seen" -> tokens)
+        if w in spellings and len(w) > 2:
+            found.append(spellings[w])
+    return tuple(dict.fromkeys(found))
+
+
+def did_you_mean(header: str, exclude: frozenset[str] | set[str] = frozenset()) -> str | None:
+    """Canonical fields an unknown header may stand for (``'chip_hours or wall_clock_days'``), or None.
+
+    Fields already read from the same file are not suggested."""
+    names = [n for n in _suggestions(str(header)) if n not in exclude][:3]
+    return " or ".join(names) if names else None
+
+
+def _printable_frame(table: RawTable) -> tuple[pd.DataFrame, list[tuple[int, str, str]]]:
+    """The frame and problems with every string made printable (cells, nested values and headers)."""
+    frame = table.frame
+    columns = mangle([printable(str(c)) for c in frame.columns])
+    out = {}
+    for name, (_, col) in zip(columns, frame.items()):
+        out[name] = map_unique(col, printable_value) if col.dtype == object else col
+    fixed = pd.DataFrame(out, index=frame.index) if out else pd.DataFrame(index=frame.index)
+    problems = [(pos, printable(fld), printable(msg)) for pos, fld, msg in table.problems]
+    return fixed, problems
+
+
+def _same(values: list[Any]) -> bool:
+    first = values[0]
+    return all(type(v) is type(first) and v == first for v in values[1:])
+
+
+def _short(value: Any) -> str:
+    text = repr(value) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool = False,
+                      require_known: bool = False) -> RawTable:
+    """Name each known column by its canonical field; keep every other column under its own header.
+
+    ``per_row``: keys are mapped row by row (JSON, in-memory records): rows may spell a field differently, and a
+    row giving one field under two spellings with different values is invalid on that field. Otherwise (tables)
+    two columns for a field the audit uses refuse the file (:class:`LoadError` naming both).
+    ``require_known``: a file in which no column is understood is unusable input (:class:`LoadError`).
+    The result's ``sources`` say which header each row's cell was read from; ``unread`` lists the columns not
+    understood, with a did-you-mean.
+    """
+    if not table.text_checked:
+        frame, problems = _printable_frame(table)
+    else:
+        frame, problems = table.frame, list(table.problems)
+    notes = list(table.notes)
+    n = len(frame)
+    headers = [str(c) for c in frame.columns]
+    groups: dict[str, list[int]] = {}
+    extra: list[int] = []
+    for i, header in enumerate(headers):
+        canon = field_of(header)[0]
+        if canon is None:
+            extra.append(i)
+        else:
+            groups.setdefault(canon, []).append(i)
+    for canon, positions in groups.items():  # the canonical spelling first, then the file's order
+        positions.sort(key=lambda i: (headers[i] != canon, i))
+
+    whole_rows = {pos for pos, fld, _ in problems if not fld}
+    if require_known and not groups and len(whole_rows) < n:
+        raise LoadError(file, _nothing_understood(headers, per_row))
+
+    take: list[int] = []
+    names: list[str] = []
+    merged: dict[str, Any] = {}
+    sources: dict[str, pd.Categorical] = {}
+    for canon, positions in groups.items():
+        if len(positions) == 1:
+            take.append(positions[0])
+            names.append(canon)
+            sources[canon] = pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), [headers[positions[0]]])
+            continue
+        shown = [headers[i] for i in positions]
+        if not per_row and canon not in DISPLAY_ONLY:
+            listed = " and ".join(repr(h) for h in shown)
+            raise LoadError(file, f"columns {listed} both give {canon} ({_label(canon)}); keep one "
+                                  f"(which one is meant cannot be guessed)")
+        cols = [frame.iloc[:, i] for i in positions]
+        present = np.column_stack([c.notna().to_numpy(dtype=bool) for c in cols])
+        count = present.sum(axis=1)
+        chosen = np.where(count > 0, present.argmax(axis=1), 0)
+        arrays = [c.to_numpy(dtype=object) for c in cols]
+        value = np.full(n, None, dtype=object)
+        for j, arr in enumerate(arrays):
+            at = chosen == j
+            value[at] = arr[at]
+        merged[canon] = value
+        sources[canon] = pd.Categorical.from_codes(chosen.astype(np.int16), shown)
+        if canon in DISPLAY_ONLY:
+            for j, arr in enumerate(arrays):  # each other spelling kept where it was not the one used
+                rest = np.where(chosen == j, None, arr)
+                if pd.notna(rest).any():
+                    merged[shown[j]] = rest
+            listed = " and ".join(repr(h) for h in shown)
+            notes.append((file, f"{listed} both give {canon}: the first given in a row is used, the other is kept "
+                                f"as an extra field"))
+            continue
+        for r in np.flatnonzero(count >= 2):  # a row naming the field twice: rare, looked at one by one
+            given = [(shown[j], arrays[j][r]) for j in range(len(arrays)) if present[r, j]]
+            if not _same([v for _, v in given]):
+                said = ", ".join(f"{h!r} ({_short(v)})" for h, v in given)
+                problems.append((int(r), canon, f"{canon} is given {len(given)} times with different values, as "
+                                                 f"{said}; keep one"))
+    for i in extra:
+        take.append(i)
+        names.append(headers[i])
+    out = frame.iloc[:, take]
+    out.columns = names
+    if merged:
+        out = pd.concat([out, pd.DataFrame(merged, index=frame.index)], axis=1)
+
+    # A problem reported under a key (a key given twice, a schema error) is a problem of the field it names.
+    problems = [(pos, field_of(fld)[0] or fld if fld else fld, msg) for pos, fld, msg in problems]
+    read = set(groups)
+    unread = list(table.unread)
+    for k, i in enumerate(extra):
+        hint = did_you_mean(headers[i], read) if k < MAX_SUGGESTED else None
+        unread.append((file, headers[i], hint))
+    return RawTable(out, problems, rows=table.rows, files=table.files, sources=sources, unread=unread, notes=notes)
+
+
+def _label(canon: str) -> str:
+    q = BY_NAME.get(canon)
+    return q.label.lower() if q else canon
+
+
+def _nothing_understood(headers: list[str], per_row: bool) -> str:
+    if not headers:
+        return "no fields: nothing is stated, so nothing can be audited"
+    what = "keys" if per_row else "columns"
+    shown = []
+    for h in headers[:5]:
+        hint = did_you_mean(h)
+        shown.append(f"{h} (did you mean {hint}?)" if hint else h)
+    more = f" and {len(headers) - 5:,} more" if len(headers) > 5 else ""
+    return (f"none of its {what} is understood ({', '.join(shown)}{more}); known fields are such as id, params, "
+            f"tokens, compute_flops, hardware, chips, wall_clock_days, chip_hours, mfu (README: Input)")
