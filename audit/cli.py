@@ -149,11 +149,16 @@ def _check_target(output: str, option: str, inputs: tuple[str, ...] | list[str])
         if p != "-" and _same_file(p, output):
             raise AuditUsageError(f"{option} {output} is one of the inputs; refusing to overwrite it")
     target = Path(output)
-    if target.is_dir() or output.endswith(("/", os.sep)):
-        raise AuditUsageError(f"{option} {output} is a folder; give a file name")
-    parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        raise AuditUsageError(f"{option} {output}: folder {parent} does not exist")
+    try:
+        if target.is_dir() or output.endswith(("/", os.sep)):
+            raise AuditUsageError(f"{option} {output} is a folder; give a file name")
+        parent = target.parent if str(target.parent) else Path(".")
+        if not parent.is_dir():
+            raise AuditUsageError(f"{option} {output}: folder {parent} does not exist")
+    except OSError as exc:  # a name too long, a link loop on the way
+        from audit.reading.paths import os_error
+
+        raise AuditUsageError(f"cannot write {output}: {os_error(exc)}") from None
 
 
 def _check_targets(output: str | None, findings_path: str | None, inputs: list[str]) -> None:
@@ -165,7 +170,7 @@ def _check_targets(output: str | None, findings_path: str | None, inputs: list[s
             raise AuditUsageError("--findings needs a file name (.csv or .parquet)")
         _check_target(findings_path, "--findings", inputs)
         if output not in (None, "-") and (_same_file(output, findings_path)
-                                           or Path(output).resolve() == Path(findings_path).resolve()):
+                                           or os.path.realpath(output) == os.path.realpath(findings_path)):
             raise AuditUsageError(f"-o and --findings name the same file ({output}); give two file names")
 
 

@@ -39,6 +39,8 @@ class Config:
     frozen_bytes_per_param: float = 2.0
     #: The same for QLoRA, whose frozen weights are stored in 4 bits.
     frozen_bytes_per_param_qlora: float = 0.5
+    #: Bytes of 16-bit weights per parameter: the least a trained model's memory must hold.
+    weight_bytes_per_param: float = 2.0
     #: FLOPs-per-token convention for architecture claims: auto (the most complete the fields allow), or one
     #: of :data:`audit.flops.CONVENTIONS`.
     convention: str = "auto"
@@ -64,6 +66,7 @@ class Config:
         reasons["bytes_per_param"] = data["bytes_per_param"]["why"]
         reasons["tokens_per_param_optimal"] = data["tokens_per_param_optimal"]["why"]
         reasons["frozen_bytes_per_param"] = data["frozen_bytes_per_param"]["why"]
+        reasons["weight_bytes_per_param"] = data["weight_bytes_per_param"]["why"]
         return cls(
             tolerances=tol,
             band=(float(data["utilization_band"]["low"]), float(data["utilization_band"]["high"])),
@@ -74,6 +77,7 @@ class Config:
             reasons=reasons,
             frozen_bytes_per_param=float(data["frozen_bytes_per_param"]["value"]),
             frozen_bytes_per_param_qlora=float(data["frozen_bytes_per_param"]["qlora"]),
+            weight_bytes_per_param=float(data["weight_bytes_per_param"]["value"]),
         )
 
     def tolerance(self, code: str) -> tuple[float, float]:

@@ -26,7 +26,7 @@ from audit.claims import Claims
 from audit.columns import map_unique
 from audit.config import Config
 from audit.findings import FINDING_COLUMNS, SEVERITIES, concat_findings, findings_frame
-from audit.quantities import ADAPTER_METHODS, GATED_MLP, INPUT_QUANTITIES, RECOMPUTE_ALIASES
+from audit.quantities import ADAPTER_METHODS, BY_NAME, GATED_MLP, INPUT_QUANTITIES, RECOMPUTE_ALIASES
 from audit.rules import RULES, RelationRule, relation_rules, rules_of_stage, severity_of_ratio
 from audit.significance import log_half_widths
 from audit.state import Prefill, WorkState, effective_params, refresh_effective
@@ -179,7 +179,8 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
         q[name] = values
         stated = ~np.isnan(values)
         source[name] = np.where(stated, "claimed", None)
-        if name in claims.text.columns:
+        # Whole-number quantities (chips, layers) are exact: "1 GPU" is not 0.5-1.5 GPUs.
+        if name in claims.text.columns and not BY_NAME[name].integer:
             precision[name] = np.where(stated, log_half_widths(claims.text[name]), 0.0)
 
     hw = resolve_hardware(claims, catalog)

@@ -231,6 +231,9 @@ def _utilization_message(name: str, result: "AuditResult", f: FindingRow) -> str
     if f["severity"] == "info":
         side = "below" if v < low else "above"
         return f"{name} {fmt.sig(v * 100)} % ({origin}) is {side} the usual band {band}: unusual, not impossible"
+    if not low <= v <= high:  # outside, but by less than the precision of the figures it comes from
+        return (f"{name} {fmt.sig(v * 100)} % ({origin}) is outside the usual band {band} by less than the precision "
+                f"of the figures it comes from")
     return f"{name} {fmt.sig(v * 100)} % ({origin}) is within the plausible band {band}"
 
 
@@ -835,11 +838,17 @@ class FinetuneScope(Rule):
     def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
         rows = np.flatnonzero(state.finetune() & ~np.isnan(state.col("compute_flops")))
         total, part = state.col("compute_flops")[rows], state.col("finetune_compute_flops")[rows]
-        lam = state.slack("compute_flops", "finetune_compute_flops")[rows] + _SLACK
+        lam = state.slack("compute_flops", "finetune_compute_flops")[rows]
+        ok, warn = state.config.tolerance(cls.code)
         with np.errstate(invalid="ignore", divide="ignore"):
-            larger = np.log(part / total) > lam
-        sev = np.where(larger, "error", "info")
+            excess = np.log(part / total)  # > 0: the fine-tune alone is larger than the total
+        sev = np.where(excess > np.maximum(math.log(warn), lam) + _SLACK, "error",
+                       np.where(excess > np.maximum(math.log(ok), lam) + _SLACK, "warning", "info"))
         return findings_frame(rows, cls.code, sev, "compute_flops", total, part)
+
+    @classmethod
+    def tolerance_text(cls, config: Config) -> str | None:
+        return _ratio_tolerance_text(cls, config)
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -847,7 +856,7 @@ class FinetuneScope(Rule):
         base = result.cell("info", row, "base_model")
         total = fmt.value("compute_flops", float(f["claimed"]))
         part = float(f["expected"])
-        if f["severity"] == "error":
+        if f["severity"] in ("warning", "error"):
             return (f"the fine-tune's own compute {fmt.value('compute_flops', part)} exceeds the total {total}, "
                     f"which includes the base model {base!r}")
         own = (f"its own compute ({fmt.value('compute_flops', part)})" if math.isfinite(part)
@@ -1210,14 +1219,17 @@ class AchievedBelowPeak(Rule):
             frames.append(findings_frame(rows, cls.code, sev, name, ach, peak[rows], detail="claimed"))
         # The rate the compute and the chip-hours imply, when the MFU is stated (a derived MFU is checked
         # against 100 % by U001): impossible is impossible, whoever states the MFU.
-        compute, hours = state.col("compute_flops"), state.col("chip_hours")
+        # A fine-tune's hardware and hours describe the fine-tune: its own compute, not the total (C017).
+        compute = np.where(state.finetune(), state.col("finetune_compute_flops"), state.col("compute_flops"))
+        hours = state.col("chip_hours")
         mfu_stated = state.source["mfu"].to_numpy(dtype=object) == "claimed"
         not_circular = ((state.how["compute_flops"] != "C003") & (state.how["chip_hours"] != "C003")).to_numpy()
         implied_rows = np.flatnonzero(~stated & mfu_stated & not_circular & ~np.isnan(compute) & ~np.isnan(hours)
                                       & ~np.isnan(peak))
         with np.errstate(divide="ignore", invalid="ignore"):
             rate = compute[implied_rows] / (hours[implied_rows] * 3600.0)
-            lam = state.slack("compute_flops", "chip_hours", "peak_flops_per_chip")[implied_rows] + _SLACK
+            lam = state.slack("compute_flops", "finetune_compute_flops", "chip_hours",
+                              "peak_flops_per_chip")[implied_rows] + _SLACK
             sev = np.where(np.log(rate / peak[implied_rows]) > lam, "error", "ok")
         frames.append(findings_frame(implied_rows, cls.code, sev, "achieved_flops_per_chip", rate,
                                      peak[implied_rows], detail="implied"))
@@ -1238,7 +1250,8 @@ class AchievedBelowPeak(Rule):
     def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
         if f["detail"] == "implied":
             row = int(f["row"])
-            c, h = float(result.cell("q", row, "compute_flops")), float(result.cell("q", row, "chip_hours"))
+            h = float(result.cell("q", row, "chip_hours"))
+            c = float(f["claimed"]) * h * 3600.0
             return (f"C / (chip_hours · 3600) ≤ peak: {fmt.sci(c, 4)} / ({fmt.hours(h)} × 3600) = "
                     f"{fmt.sci(float(f['claimed']), 4)} ≤ {fmt.sci(float(f['expected']), 4)}")
         return f"achieved ≤ peak: {fmt.sci(float(f['claimed']), 4)} ≤ {fmt.sci(float(f['expected']), 4)}"
@@ -1246,15 +1259,19 @@ class AchievedBelowPeak(Rule):
 
 
 class MemoryFit(Rule):
-    """The training state must fit in the accelerators' memory: chips × memory ≥ 16 bytes × parameters.
+    """The training state should fit in the accelerators' memory: chips × memory ≥ 16 bytes × parameters.
 
     **What it checks.** The fewest accelerators whose memory holds weights, gradients and Adam state at 16 bytes
-    per parameter (mixed precision), before activations, against the claimed chip count.
+    per parameter (mixed precision), before activations, against the claimed chip count. Too few for the full
+    state is an info (CPU or NVMe offloading, 8-bit optimizers and sparse embedding updates exist); too few
+    for the 16-bit weights alone (2 bytes per parameter; 0.5 for a fine-tune, whose frozen weights may be
+    4-bit) is a warning.
 
-    **Why it matters.** Too few chips for the model means a wrong chip count, a wrong model size, or an unusual
-    technique (CPU/NVMe offloading, 8-bit optimizers): a warning that says how many chips it needs.
+    **Why it matters.** Too few chips for the weights means a wrong chip count, a wrong model size, or a
+    technique the report should name; the finding says how many chips the state needs.
 
-    **Example.** 70B parameters × 16 B = 1.12 TB; an 80 GB H100 holds 80 GB, so at least ⌈1.12e12/8e10⌉ = 14.
+    **Example.** 70B parameters × 16 B = 1.12 TB; an 80 GB H100 holds 80 GB, so at least ⌈1.12e12/8e10⌉ = 14;
+    8 H100s hold the 140 GB of weights but not the state: info; one H100 holds neither: warning.
 
     **References.** Rajbhandari et al. 2020, *ZeRO: Memory Optimizations Toward Training Trillion Parameter
     Models*, Sec. 3.1 (2 + 2 + 12 bytes per parameter with Adam in mixed precision).
@@ -1279,10 +1296,16 @@ class MemoryFit(Rule):
         # The rule's own inequality (chips x memory >= training state), not the rounded-up count: a derived
         # chip count can be fractional, and a claim exactly at the bound fits.
         state_bytes = state.col("training_state_bytes")[rows]
+        capacity = chips[rows] * state.col("memory_per_chip")[rows]
         lam = state.slack("chips", "training_state_bytes")[rows] + _SLACK
+        config = state.config
+        small = np.where(state.finetune()[rows], config.frozen_bytes_per_param_qlora, config.weight_bytes_per_param)
+        weights = small * state.col("params")[rows]
         with np.errstate(divide="ignore", invalid="ignore"):
-            fits = np.log(state_bytes / (chips[rows] * state.col("memory_per_chip")[rows])) <= lam
-        return findings_frame(rows, cls.code, np.where(fits, "ok", "warning"), "chips", chips[rows], need[rows])
+            fits = np.log(state_bytes / capacity) <= lam
+            weights_fit = np.log(weights / capacity) <= lam
+        sev = np.where(fits, "ok", np.where(weights_fit, "info", "warning"))
+        return findings_frame(rows, cls.code, sev, "chips", chips[rows], need[rows])
 
     @classmethod
     def _state_text(cls, result: "AuditResult", row: int) -> str:
@@ -1305,9 +1328,13 @@ class MemoryFit(Rule):
         mem = float(result.cell("q", row, "memory_per_chip"))
         base = (f"training state {cls._state_text(result, row)} needs at least {int(f['expected']):,} × "
                 f"{fmt.sig(mem / 1e9, 4)} GB")
+        chips = fmt.count(float(f["claimed"]))
         if f["severity"] == "ok":
-            return f"{fmt.count(float(f['claimed']))} chips hold the {base}"
-        return (f"{fmt.count(float(f['claimed']))} chips cannot hold the {base} (offloading or a wrong chip count or "
+            return f"{chips} chips hold the {base}"
+        if f["severity"] == "info":
+            return (f"{chips} chips cannot hold the full {base}, but they hold the weights: offloading, an 8-bit "
+                    f"optimizer or sharded state, worth a sentence in the report")
+        return (f"{chips} chips cannot hold even the 16-bit weights, let alone the {base} (a wrong chip count or "
                 f"model size?)")
 
     @classmethod

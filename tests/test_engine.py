@@ -222,9 +222,11 @@ def test_exit_status(statuses, fail_on, code):
 # --------------------------------------------------------------------------------------------- memory
 
 
-@pytest.mark.parametrize("chips, severity", [(8, "warning"), (13, "warning"), (14, "ok"), (2048, "ok")])
+@pytest.mark.parametrize("chips, severity", [(1, "warning"), (2, "info"), (8, "info"), (13, "info"), (14, "ok"),
+                                             (2048, "ok")])
 def test_memory_fit_boundary_for_70b_on_h100(chips, severity):
-    # 16 B × 70e9 = 1.12e12 B; ⌈1.12e12 / 80e9⌉ = 14 H100-80GB at least.
+    # 16 B × 70e9 = 1.12e12 B; ⌈1.12e12 / 80e9⌉ = 14 H100-80GB at least for the full state. The 16-bit weights
+    # alone, 2 B × 70e9 = 140 GB, fit on 2 (160 GB) but not on 1 (80 GB): only then a warning.
     claim = audit_one(params="70B", hardware="H100", chips=chips)
     m001 = one_finding(claim, "M001")
     assert m001["severity"] == severity
@@ -242,7 +244,9 @@ def test_memory_fit_warning_says_how_many_chips_are_needed():
     assert re.search(r"(?<![\d.,])1\.12 TB\b", msg), msg
     assert re.search(r"\bat least 14 × 80 GB\b", msg), msg
     assert m001["claimed"] == 8 and m001["expected"] == 14
-    assert claim["status"] == "warn"
+    # 8 x 80 GB hold the 140 GB of weights: offloading or an 8-bit optimizer would do, so an info, not a warning.
+    assert m001["severity"] == "info" and "hold the weights" in msg
+    assert claim["status"] == "pass"
     assert claim["quantities"]["min_chips_memory"]["value"] == 14
 
 

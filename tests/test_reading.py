@@ -13,11 +13,13 @@ import pandas as pd
 import pytest
 
 from audit.claims import RawTable
-from audit.reading import LoadError, Reader, extensions, load, read_path, reader_for, readers, register
+from audit.reading import (LoadError, Reader, did_you_mean, extensions, load, read_path, reader_for, readers,
+                           register)
 from audit.reading import registry
 from audit.units import UnitError, is_bare_number, parse_series, parse_value, unit_scale
 
 PF_DAY = 1e15 * 86400
+DATA_DIR = Path(__file__).resolve().parent / "data"
 
 # --------------------------------------------------------------------------------------------------------
 # units: the header unit
@@ -124,13 +126,17 @@ def test_a_registered_format_is_read_by_extension(tmp_path, monkeypatch):
 
     def read_lines(path: Path, file: str, data: bytes | None) -> RawTable:
         names = path.read_text(encoding="utf-8").split()
-        return RawTable(pd.DataFrame({"id": names, "_row": np.arange(1, len(names) + 1)}, dtype=object))
+        # A column named "_row" is the user's own: where each row came from is given apart (rows=).
+        return RawTable(pd.DataFrame({"id": names, "_row": ["x"] * len(names)}, dtype=object),
+                        rows=np.arange(10, 10 + len(names)))
 
     register(Reader("ids", (".ids",), read_lines))
     path = tmp_path / "runs.ids"
     path.write_text("a b c\n", encoding="utf-8")
     assert list(read_path(str(path)).frame["id"]) == ["a", "b", "c"]
-    assert list(load([str(path)]).info["id"]) == ["a", "b", "c"]
+    claims = load([str(path)])
+    assert list(claims.info["id"]) == ["a", "b", "c"]
+    assert list(claims.info["row"]) == [10, 11, 12] and list(claims.extras["_row"]) == ["x", "x", "x"]
     with pytest.raises(ValueError, match="already read by 'csv'"):
         register(Reader("other", (".csv",), read_lines))
 
@@ -142,3 +148,99 @@ def test_an_unknown_extension_names_the_file_and_the_known_ones(tmp_path):
         read_path(str(path))
     assert str(err.value) == (f"{path}: unknown file type '.yaml'; use one of "
                               ".csv, .json, .jsonl, .ndjson, .parquet, .pq, .tsv, .xlsm, .xlsx")
+
+
+# --------------------------------------------------------------------------------------------------------
+# reading: which column is which field, and what was not read (issues 9 and 10)
+
+
+def test_columns_not_understood_are_listed_once_per_file_with_a_did_you_mean(tmp_path):
+    a = tmp_path / "a.csv"
+    a.write_text("run_id,model_size,num_gpus,gpu_type,train_hours,tokens_seen,reported_mfu\n"
+                 "r1,7B,8,H100,120,140B,40%\nr2,7B,8,H100,120,140B,40%\n", encoding="utf-8")
+    b = tmp_path / "b.json"
+    b.write_text(json.dumps([{"id": "j1", "paramz": "7B"}, {"id": "j2", "paramz": "7B", "notes": "x", "xyz": 1}]))
+    claims = load([str(a), str(b)])
+    assert claims.unread_columns == [
+        (str(a), "train_hours", "chip_hours or wall_clock_days"),  # ambiguous: both suggested, neither guessed
+        (str(a), "tokens_seen", "tokens"),
+        (str(b), "paramz", "params"),
+        (str(b), "xyz", None),  # free-text notes are understood as notes: kept, not reported
+    ]
+    assert list(claims.extras.columns) == ["train_hours", "tokens_seen", "notes", "paramz", "xyz"]  # kept, shown
+    assert claims.values["chips"].tolist()[:2] == [8, 8]
+
+
+def test_did_you_mean_leaves_out_fields_already_read():
+    assert did_you_mean("train_hours") == "chip_hours or wall_clock_days"
+    assert did_you_mean("train_hours", {"chip_hours"}) == "wall_clock_days"
+    assert did_you_mean("n_param") == "params"
+    assert did_you_mean("Organization") is None
+
+
+def test_a_file_where_no_column_is_understood_is_unusable(tmp_path):
+    path = tmp_path / "abc.csv"
+    path.write_text("a,b,c\n1,2,3\n", encoding="utf-8")
+    with pytest.raises(LoadError, match="none of its columns is understood \\(a, b, c\\)"):
+        load([str(path)])
+
+
+def test_a_message_about_a_value_names_the_users_header(tmp_path):
+    path = tmp_path / "runs.csv"
+    path.write_text("id,model_size,Training time (hours)\nr1,5 apples,-3\n", encoding="utf-8")
+    claims = load([str(path)])
+    messages = dict(zip(claims.invalid["field"], claims.invalid["message"]))
+    assert messages["params"].endswith("(from 'model_size')")
+    assert messages["wall_clock_days"] == "Wall-clock cannot be negative (from 'Training time (hours)')"
+
+
+def test_keys_are_mapped_row_by_row_and_a_header_unit_follows_its_key(tmp_path):
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps([{"id": "a", "Training time (hours)": 48}, {"id": "b", "training_days": 2},
+                                {"id": "c", "n_params": "7B"}, {"id": "d", "params": "70B"}]))
+    claims = load([str(path)])
+    np.testing.assert_allclose(claims.values["wall_clock_days"][:2], [2, 2])
+    assert claims.values["params"].tolist()[2:] == [7e9, 70e9]
+    assert list(claims.text["wall_clock_days"][:2]) == ["48 hours", "2"]
+    assert claims.unread_columns == []
+
+
+def test_two_citation_columns_keep_the_second_as_an_extra_field_and_say_so(tmp_path):
+    path = tmp_path / "runs.csv"
+    path.write_text("id,Link,Reference\na,https://x.org,Paper A\nb,,Paper B\n", encoding="utf-8")
+    claims = load([str(path)])
+    assert list(claims.info["source"]) == ["https://x.org", "Paper B"]
+    assert list(claims.extras["Reference"]) == ["Paper A", None]
+    assert claims.notes == [(str(path), "'Link' and 'Reference' both give source: the first given in a row is used, "
+                                        "the other is kept as an extra field")]
+
+
+@pytest.fixture
+def workbook(tmp_path) -> Path:
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    book.active.title = "Runs"
+    book.active.append(["id", "params"])
+    book.active.append(["first", "7B"])
+    other = book.create_sheet("More")
+    other.append(["id", "params"])
+    other.append(["second", "70B"])
+    path = tmp_path / "runs.xlsx"
+    book.save(path)
+    return path
+
+
+def test_the_sheet_read_is_named_and_sheet_reads_another(workbook, cli_run):
+    claims = load([str(workbook)])
+    assert list(claims.info["id"]) == ["first"]
+    assert claims.notes == [(str(workbook), "read sheet 'Runs' (1 of 2: Runs, More; the first; --sheet reads "
+                                            "another)")]
+    for sheet in ("More", "2"):
+        assert list(load([str(workbook)], sheet=sheet).info["id"]) == ["second"]
+    with pytest.raises(LoadError, match="no sheet 'Nope'; its sheets are 'Runs', 'More'"):
+        load([str(workbook)], sheet="Nope")
+    res = cli_run("check", str(workbook), "--sheet", "More", "--format", "json")
+    assert [c["id"] for c in res.json()["claims"]] == ["second"]
+    assert f"train-audit: note: {workbook}: read sheet 'More' (2 of 2: Runs, More; --sheet More)" in res.stderr
+    res = cli_run("check", str(DATA_DIR / "doctored.json"), "--sheet", "More")
+    assert res.exit_code == 2 and "--sheet: applies to spreadsheets" in res.stderr

@@ -516,13 +516,14 @@ def test_an_output_named_as_a_folder_is_refused(good, tmp_path):
 _SLOW_WRITE = """
 import os, sys, time
 from audit import cli
+claims, ready, report = sys.argv[1:4]
 real_fsync = os.fsync
 def slow_fsync(fd):
     real_fsync(fd)
-    open(sys.argv[2], "w").close()  # tell the test the temporary file is written
+    open(ready, "w").close()  # tell the test the temporary file is written
     time.sleep(60)
 cli.os.fsync = slow_fsync
-sys.argv = ["train-audit", "check", sys.argv[1], "--format", "json", "-o", sys.argv[3]]
+sys.argv = ["train-audit", "check", claims, "--format", "json", "-o", report]
 cli.main()
 """
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
+import re
 
 import pandas as pd
 from click.testing import CliRunner
@@ -57,3 +59,25 @@ def test_findings_file_has_one_row_per_finding(tmp_path):
     assert len(findings) == sum(len(c["findings"]) for c in doc["claims"])
     assert set(findings["claim_id"]) == {"good", "bad"}
     assert {"rule", "severity", "claimed", "expected", "ratio", "message", "formula"} <= set(findings.columns)
+
+
+def test_a_carriage_return_in_a_name_stays_in_its_cell_and_every_line_is_defused(tmp_path):
+    # Issue 10: "Model X\r=cmd|' /C calc'!A0" was written unquoted; a spreadsheet took the CR as a new row whose
+    # first cell ran the formula.
+    name = "Model X\r=cmd|' /C calc'!A0"
+    records = [{"id": "cr", "name": name, "params": "7B"}, {"id": "lf", "name": "a\n@SUM(1)", "params": "7B"}]
+    result = check_records(records)
+    data = table.claims_bytes(result, "csv")
+    assert b'"Model X\r\'=cmd|\' /C calc\'!A0"' in data  # quoted, and the second line defused
+    rows = list(csv.reader(io.StringIO(data.decode("utf-8"), newline="")))
+    assert [r[1] for r in rows[1:]] == ["Model X\r'=cmd|' /C calc'!A0", "a\n'@SUM(1)"]
+    # A reader that splits rows at any line break still sees no cell starting a formula.
+    for line in re.split(r"\r\n|\r|\n", data.decode("utf-8")):
+        assert not line.startswith(("=", "+", "@", "-")) or line[:2] == "-3", line
+    src = tmp_path / "claims.json"
+    src.write_text(json.dumps(records))
+    out = tmp_path / "findings.csv"
+    res = CliRunner().invoke(cli, ["check", str(src), "--findings", str(out), "--fail-on", "never"])
+    assert res.exit_code == 0
+    with out.open(newline="", encoding="utf-8") as fh:
+        assert len(list(csv.DictReader(fh))) == len(result.findings)

@@ -6,7 +6,6 @@ import codecs
 from pathlib import Path
 from typing import Any, Sequence
 
-import numpy as np
 import pandas as pd
 
 from audit.reading.errors import LoadError

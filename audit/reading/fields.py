@@ -25,13 +25,17 @@ from audit.quantities import BY_NAME, QUANTITIES, TEXT_ALIASES, TEXT_FIELDS, can
 from audit.reading.common import mangle, printable, printable_value
 from audit.reading.errors import LoadError
 
-__all__ = ["DISPLAY_ONLY", "STRUCTURE_FIELDS", "canonical_columns", "did_you_mean", "field_of"]
+__all__ = ["DISPLAY_ONLY", "NOTE_FIELDS", "STRUCTURE_FIELDS", "canonical_columns", "did_you_mean", "field_of"]
 
 #: Fields a claim may hold that are not values: read as they are (``phases``: a multi-phase run).
 STRUCTURE_FIELDS: tuple[str, ...] = ("phases",)
 
 #: Fields that are only shown, never computed with: a second column for one of them is kept as an extra field.
 DISPLAY_ONLY: frozenset[str] = frozenset({"name", "source"})
+
+#: Free-text columns understood as what they say: kept as extra fields and shown, not reported as unread (but a
+#: file with nothing else still states nothing to audit).
+NOTE_FIELDS: frozenset[str] = frozenset({"notes", "note", "comment", "comments", "remarks", "description"})
 
 #: Did-you-mean suggestions are worked out for this many unread columns per file (a file may have 100,000).
 MAX_SUGGESTED = 200
@@ -120,7 +124,7 @@ def _same(values: list[Any]) -> bool:
 
 
 def _short(value: Any) -> str:
-    text = repr(value) if not isinstance(value, str) else repr(value)
+    text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -210,7 +214,7 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
     problems = [(pos, field_of(fld)[0] or fld if fld else fld, msg) for pos, fld, msg in problems]
     read = set(groups)
     unread = list(table.unread)
-    for k, i in enumerate(extra):
+    for k, i in enumerate(i for i in extra if _key(headers[i]) not in NOTE_FIELDS):
         hint = did_you_mean(headers[i], read) if k < MAX_SUGGESTED else None
         unread.append((file, headers[i], hint))
     return RawTable(out, problems, rows=table.rows, files=table.files, sources=sources, unread=unread, notes=notes)

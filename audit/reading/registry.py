@@ -7,7 +7,6 @@ Adding a format is one module that calls :func:`register` when imported (and an 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 from audit.claims import RawTable

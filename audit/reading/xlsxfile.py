@@ -69,7 +69,8 @@ def read_xlsx(path: Path, file: str, data: bytes | None = None, sheet: str | Non
     frame = pd.DataFrame(cells, columns=columns)
     problems = _formulas_without_values(raw, title, row_numbers, columns, cells)
     frame = drop_empty_unnamed(frame)
-    return RawTable(frame, problems, rows=np.asarray(row_numbers), notes=notes)
+    # openpyxl turns an escape such as _xD800_ in a cell into a lone surrogate: looked at before it is written out.
+    return RawTable(frame, problems, rows=np.asarray(row_numbers), notes=notes, text_checked=False)
 
 
 def _choose(names: list[str], sheet: str | None, file: str) -> str:
