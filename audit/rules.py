@@ -1400,6 +1400,72 @@ class UnknownAccelerator(Rule):
         return f"unknown accelerator {text!r}: no peak or memory, hardware checks skipped{close}"
 
 
+class FP32AsTF32(Rule):
+    """FP32 on an accelerator with TF32 tensor cores: when the FP32 peak makes a claim impossible and the TF32
+    peak makes it plausible, the matrix products ran as TF32.
+
+    **What it checks.** A claim whose precision is FP32 on a part with a TF32 peak (NVIDIA Ampere and later):
+    the MFU the other figures imply at the FP32 (non-tensor) peak. Above 100 % there, and within the ceiling at
+    the TF32 peak, the claim is read at the TF32 peak (PyTorch on Ampere runs FP32 convolutions as TF32 by
+    default, and matmuls did until 1.12; JAX does by default), and this finding says so; otherwise FP32 stays.
+
+    **Why it matters.** An A100's FP32 peak is 19.5 TFLOP/s and its TF32 peak 156: a run reported as FP32
+    would look eight times beyond the hardware.
+
+    **Example.** Nucleotide Transformer: 128 A100 × 672 h with compute 8.08e21 FLOP is 134 % of the FP32
+    peak and 16.7 % of the TF32 peak: read as TF32.
+
+    **References.** NVIDIA A100 Tensor Core GPU architecture whitepaper, Sec. "TF32"; PyTorch documentation,
+    "TensorFloat-32 (TF32) on Ampere (and later) devices".
+    """
+
+    code = "H005"
+    note = True
+    name = "fp32-as-tf32"
+    quantity = "precision"
+    formula = "MFU(fp32 peak) > 1 and MFU(tf32 peak) ≤ ceiling"
+    severity = "info"
+    stage = "prepare"
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        hw = state.hardware
+        fp32 = (hw["precision"] == "fp32").to_numpy(dtype=bool) & hw["accelerator"].notna().to_numpy(dtype=bool)
+        if not fp32.any() or state.resolve is None:
+            return None
+        catalog = state.catalog
+        tf32 = map_unique(hw["accelerator"].where(fp32, None),
+                          lambda i: np.nan if i is None else (catalog.by_id(i).peak_flops("tf32") or np.nan))
+        tf32 = tf32.to_numpy(dtype=float)
+        rows = np.flatnonzero(fp32 & np.isfinite(tf32) & ~np.isnan(state.col("catalog_peak")))
+        if len(rows) == 0:
+            return None
+        q1, s1, h1, p1 = (f.loc[rows].reset_index(drop=True).copy()
+                          for f in (state.q, state.source, state.how, state.precision))
+        state.resolve(rows, q1, s1, h1, p1)
+        mfu = q1["mfu"].to_numpy(dtype=float)
+        derived = (s1["mfu"] != "claimed").to_numpy()
+        peak32 = state.col("catalog_peak")[rows]
+        lam = p1["mfu"].to_numpy(dtype=float) + _SLACK
+        with np.errstate(divide="ignore", invalid="ignore"):
+            at_tf32 = mfu * peak32 / tf32[rows]
+            switch = derived & (np.log(mfu) > lam) & (at_tf32 <= state.config.ceiling)
+        rows, mfu, at_tf32 = rows[switch], mfu[switch], at_tf32[switch]
+        if len(rows) == 0:
+            return None
+        state.q.loc[rows, "catalog_peak"] = tf32[rows]
+        state.hardware.loc[rows, "catalog_peak"] = tf32[rows]
+        state.hardware.loc[rows, "precision"] = "tf32"
+        return findings_frame(rows, cls.code, "info", "precision", mfu, at_tf32)
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        name = result.cell("hardware", int(f["row"]), "accelerator_name")
+        return (f"FP32 on the {name}: the figures imply {fmt.sig(float(f['claimed']) * 100)} % of its FP32 peak but "
+                f"{fmt.sig(float(f['expected']) * 100)} % of its TF32 peak, so the matrix products are read as TF32 "
+                f"(the default of PyTorch's convolutions and of JAX on Ampere and later)")
+
+
 class AcceleratorMix(Rule):
     """The hardware names several accelerators: a mix, with a peak only when its parts share one.
 
