@@ -43,6 +43,9 @@ class Cause:
     weight: float = 1.0
     #: A trait the claim's accelerator must have for the cause to be possible (e.g. a sparse headline figure).
     requires: str = ""
+    #: What the claim must state for the cause to be possible: quantity names, ``a|b`` for either, all of the
+    #: space-separated groups; ``!dense`` excludes a claim whose architecture is dense (no experts).
+    needs: str = ""
 
 
 @lru_cache(maxsize=1)
@@ -52,7 +55,25 @@ def load_causes() -> tuple[Cause, ...]:
     return tuple(Cause(code=r["code"], name=r["name"], factor=r["factor"], kind=r["kind"],
                        applies=frozenset(r["applies"].split()), description=r["description"],
                        reference=r["reference"], weight=float(r["weight"] or 1.0),
-                       requires=r.get("requires", "") or "") for _, r in frame.iterrows())
+                       requires=r.get("requires", "") or "", needs=r.get("needs", "") or "")
+                 for _, r in frame.iterrows())
+
+
+def _needs_met(needs: str, evaluation: Evaluation, rows: np.ndarray) -> np.ndarray:
+    """Rows (positions in the claims) whose stated figures make a cause possible (see :attr:`Cause.needs`)."""
+    ok = np.ones(len(rows), dtype=bool)
+    for group in needs.split():
+        if group == "!dense":
+            experts = evaluation.q["experts"].to_numpy(dtype=float)[rows]
+            width = evaluation.q["d_model"].to_numpy(dtype=float)[rows]
+            # Dense: one expert stated, or an architecture given without experts.
+            ok &= ~((experts <= 1) | (~np.isnan(width) & np.isnan(experts)))
+            continue
+        stated = np.zeros(len(rows), dtype=bool)
+        for name in group.split("|"):
+            stated |= evaluation.source[name].to_numpy(dtype=object)[rows] == "claimed"
+        ok &= stated
+    return ok
 
 
 def causes_by_code() -> dict[str, Cause]:
@@ -110,6 +131,8 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
         valid = applies & np.isfinite(factor) & (factor > 1.0001)
         if cause.requires:
             valid &= hardware[cause.requires].to_numpy(dtype=bool)[rows]
+        if cause.needs:
+            valid &= _needs_met(cause.needs, evaluation, rows)
         if not valid.any():
             continue
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -144,17 +167,22 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
             "fit": np.where(cause.kind == "range", "in range", "within tolerance"),
             "score": score[idx],
         }))
-    parts.extend(_moe_hints(findings, target, q))
+    parts.extend(_moe_hints(findings, target, q, evaluation))
     if not parts:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in EXPLANATION_COLUMNS})
     out = pd.concat(parts, ignore_index=True)
     out = out.sort_values(["finding", "score", "cause"], kind="stable")
+    # One story per finding: causes pointing the other way from the best one are dropped (never "too high by
+    # 4/3" beside "too low by 1.3" for the same figure).
+    best = out.groupby("finding")["direction"].transform("first")
+    out = out[np.sign(out["direction"].to_numpy(dtype=float)) == np.sign(best.to_numpy(dtype=float))]
     out["rank"] = out.groupby("finding").cumcount() + 1
     out = out[out["rank"] <= 3].reset_index(drop=True)
     return out[list(EXPLANATION_COLUMNS)]
 
 
-def _moe_hints(findings: pd.DataFrame, target: np.ndarray, q: pd.DataFrame) -> list[pd.DataFrame]:
+def _moe_hints(findings: pd.DataFrame, target: np.ndarray, q: pd.DataFrame, evaluation: Evaluation
+               ) -> list[pd.DataFrame]:
     """A compute or utilization figure that fits a fraction of the total parameters (no active count stated):
     'consistent with about 37B active of 671B parameters'."""
     rules = findings["rule"].to_numpy(dtype=object)[target]
@@ -162,7 +190,8 @@ def _moe_hints(findings: pd.DataFrame, target: np.ndarray, q: pd.DataFrame) -> l
     rows = findings["row"].to_numpy(dtype=int)[target]
     ratio = findings["ratio"].to_numpy(dtype=float)[target]
     no_active = np.isnan(q["active_params"].to_numpy(dtype=float)[rows]) & \
-        ~np.isnan(q["params"].to_numpy(dtype=float)[rows])
+        ~np.isnan(q["params"].to_numpy(dtype=float)[rows]) & _needs_met(causes_by_code()["moe-active-share"].needs,
+                                                                        evaluation, rows)
     # C = 6ND with N the total: the claimed compute is the active share of it.
     share = np.where(np.isin(rules, ["C001", "C007"]) & (quantity == "compute_flops"), ratio,
                      np.where((rules == "C003") & (quantity == "mfu"), ratio, np.nan))

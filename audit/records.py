@@ -67,7 +67,10 @@ def explanation_records(result: AuditResult, finding_index: int, f: dict[str, An
             text = (f"{cause.name}: consistent with about {fmt.count(corrected or 0)} active of "
                     f"{fmt.count(params)} parameters (the figures fit {fmt.sig(100 / factor)} % of N)")
         elif e["fit"] == "in range":
-            text = f"{cause.name}: a factor of {fmt.sig(_num(f['ratio']) or 0)} is within 1-{fmt.sig(factor)}x"
+            ratio = _num(f["ratio"]) or 1.0
+            off = max(ratio, 1 / ratio) if ratio > 0 else float("nan")
+            text = (f"{cause.name}: the figures differ by {fmt.ratio(off)}, within the {fmt.sig(factor)}x that this "
+                    f"cause can account for")
         else:
             way = "too high" if float(e["direction"]) > 0 else "too low"
             after = (f"MFU would be {fmt.sig((corrected or 0) * 100)} %" if RULES[f["rule"]].utilization

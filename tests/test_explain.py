@@ -181,3 +181,36 @@ def test_gcd_hours_against_a_package_peak_is_a_per_die_count():
     ok = claim({"id": "frontier-gcd", "hardware": "MI250X GCD", "chip_hours": gcd_hours, "compute_flops": compute,
                 "mfu": mfu})
     assert finding(ok, "C003")["severity"] == "ok"
+
+
+# ------------------------------------------------------------------------------ causes that fit the claim
+
+
+def test_no_gpu_days_cause_without_stated_gpu_hours():
+    # MFU 24x too high from compute / (chips x days x 24 x 3600 x peak): chip-hours were derived, not stated, so
+    # "GPU-days taken for GPU-hours" is not possible; with the same figure stated as chip-hours it is.
+    hours = 1024 * 24 * 10
+    compute = 24 * 0.4 * hours * 3600 * 989.4e12
+    derived = claim({"id": "derived", "compute_flops": compute, "hardware": "H100", "chips": 1024,
+                     "wall_clock_days": 10})
+    assert "gpu-days" not in causes(finding(derived, "U001"))
+    stated = claim({"id": "stated", "compute_flops": compute, "hardware": "H100", "chip_hours": hours})
+    assert "gpu-days" in causes(finding(stated, "U001"))
+
+
+def test_no_mixture_of_experts_cause_on_a_dense_architecture():
+    # 6ND with the total parameters 5x the stated compute: an MoE share fits arithmetically, but the claim gives a
+    # dense architecture (d_model and no experts).
+    c = claim({"id": "dense", "params": "70.0B", "tokens": "1.00T", "compute_flops": 6 * 14e9 * 1e12,
+               "d_model": 8192, "layers": 80, "heads": 64})
+    for rule in ("C001", "C007"):
+        for f in [f for f in c["findings"] if f["rule"] == rule and f["severity"] != "ok"]:
+            assert not {"moe-total-active", "moe-active-share"} & set(causes(f)), f
+
+
+def test_causes_of_one_finding_point_one_way():
+    for rows in ([{"id": "a", "params": "10.0B", "tokens": "1.00T", "compute_flops": 6 * 10e9 * 1.3e12}],
+                 [{"id": "b", "params": "175B", "tokens": "300B", "compute_flops": 4.2e23}]):
+        c = claim(rows[0])
+        for f in c["findings"]:
+            assert len({e["direction"] for e in f["explanations"]}) <= 1, f
