@@ -319,11 +319,21 @@ def summary(result: AuditResult) -> dict[str, Any]:
     }
 
 
+def input_notes(result: AuditResult) -> dict[str, list[dict[str, Any]]]:
+    """What was said about the inputs as they were read: columns not understood (with a did-you-mean) and
+    notes, per file (a column that was not read is never dropped without a word)."""
+    return {
+        "unread_columns": [{"file": f, "column": c, "suggestion": s} for f, c, s in result.claims.unread_columns],
+        "notes": [{"file": f, "message": m} for f, m in result.claims.notes],
+    }
+
+
 def to_json(result: AuditResult) -> dict[str, Any]:
-    """``{"claims": [...], "summary": {...}}``: the stable JSON form of an audit."""
+    """``{"claims": [...], "summary": {...}}``: the stable JSON form of an audit; the summary also lists the input
+    columns that were not read (``summary.input``)."""
     grouped = findings_by_row(result)
     claims = [claim_record(result, row, grouped.get(row, [])) for row in range(len(result))]
-    return {"claims": claims, "summary": summary(result)}
+    return {"claims": claims, "summary": {**summary(result), "input": input_notes(result)}}
 
 
 def estimate_json(result: AuditResult) -> dict[str, Any]:

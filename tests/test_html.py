@@ -544,3 +544,15 @@ def test_every_chart_in_the_page_is_drawn_by_the_svg_module(drawn):
     assert len(boxes) == len(drawn)
     assert sorted(boxes.values()) == sorted(out for _, out in drawn)
     assert page.count("<svg") == len(drawn)
+
+
+def test_columns_not_read_are_named_at_the_top_of_the_report(tmp_path):
+    path = tmp_path / "runs.csv"
+    path.write_text("run_id,model_size,num_gpus,gpu_type,train_hours\nr1,7B,64,H100,100\n")
+    result = check([str(path)])
+    page = report.render(result)
+    assert_valid(page)
+    head = page.split('<section id="summary"', 1)[0]
+    assert "1 input column not read" in head and "<code>train_hours</code>" in head
+    doc = to_json(result)
+    assert [u["column"] for u in doc["summary"]["input"]["unread_columns"]] == ["train_hours"]

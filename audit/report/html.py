@@ -30,7 +30,7 @@ from audit import formatting as fmt
 from audit.catalog import load_catalog
 from audit.findings import SEVERITY_RANK, STATUSES_WORST_FIRST
 from audit.quantities import label
-from audit.records import claim_record, findings_by_row, summary
+from audit.records import claim_record, findings_by_row, input_notes, summary
 from audit.report import Options, register, svg
 from audit.resources import templates_dir
 from audit.result import AuditResult
@@ -514,6 +514,8 @@ def context(result: AuditResult, title: str = "train-audit report") -> dict[str,
         **assets(),
         "title": title,
         "version": __version__,
+        "unread": input_notes(result)["unread_columns"],
+        "input_notes": input_notes(result)["notes"],
         "generated": _timestamp(),
         "n": n,
         "counts": [{"status": st, "symbol": SYMBOLS[st], "count": s["status"][st], "pct": _pct(s["status"][st], n)}
