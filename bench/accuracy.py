@@ -300,9 +300,10 @@ def main(argv: list[str] | None = None) -> int:
                      f"({len(drawn_now - drawn_labelled)} drawn rows unlabelled, "
                      f"{len(drawn_labelled - drawn_now)} labelled rows not drawn): has the Epoch file changed?")
     if len(unlabelled_flags):
-        ids = ", ".join(f"{r.id} ({r.name})" for r in unlabelled_flags.head(6).itertuples())
-        extra.append(f"  flagged rows with no label: {len(unlabelled_flags)} (not in the figures above; label them): "
-                     f"{ids}{' ...' if len(unlabelled_flags) > 6 else ''}")
+        extra.append(f"  flagged rows with no label: {len(unlabelled_flags)} (not in the figures above; label them in "
+                     f"bench/labels/epoch_sample.csv):")
+        for r in unlabelled_flags.itertuples():
+            extra.append(f"    {r.id:<30} {str(r.name)[:34]:<34} {r.status:<8} {shorten(r.top, 100)}")
     print_set(f"Epoch AI, notable_ai_models.csv ({len(epoch.frame)} rows, labels: bench/labels/epoch_sample.csv)",
               joined, m, missing, extra)
 
