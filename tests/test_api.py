@@ -1,0 +1,46 @@
+"""The library facade (audit/api.py): files, records and estimates give read-only results built once."""
+
+from __future__ import annotations
+
+import dataclasses
+import doctest
+import math
+
+import pytest
+
+import audit.api
+from audit.api import check_records, estimate, estimate_json, to_json
+
+
+def test_docstring_example_runs():
+    assert doctest.testmod(audit.api).failed == 0
+
+
+def test_a_compute_budget_is_split_as_given_values_not_patched_afterwards():
+    # Hoffmann et al. 2022: about 20 tokens per parameter; C = 6 N (20 N) -> N = sqrt(1e24 / 120) = 91.29B.
+    result = estimate({"compute_flops": "1e24"})
+    q = estimate_json(result)["quantities"]
+    assert q["params"]["value"] == pytest.approx(math.sqrt(1e24 / 120), rel=1e-11)
+    assert q["tokens"]["value"] == pytest.approx(20 * math.sqrt(1e24 / 120), rel=1e-11)
+    assert q["params"]["source"] == q["tokens"]["source"] == "derived"
+    assert "compute-optimal split" in q["params"]["how"]
+    # The split used 6ND itself: C001 does not then check the compute against it.
+    assert [f for f in estimate_json(result)["findings"] if f["rule"] == "C001"] == []
+
+
+def test_results_are_read_only():
+    result = check_records([{"id": "x", "params": "7B", "tokens": "1T"}])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.status = None  # type: ignore[misc]
+
+
+def test_records_and_files_give_the_same_json(tmp_path):
+    import json
+
+    record = {"id": "gpt3", "params": "175B", "tokens": "300B", "compute_flops": "3640 PF-days"}
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps([record]))
+    from_file = to_json(audit.api.check([str(path)]))["claims"][0]
+    from_records = to_json(check_records([record]))["claims"][0]
+    assert from_file["findings"] == from_records["findings"]
+    assert from_file["quantities"] == from_records["quantities"]

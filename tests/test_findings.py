@@ -1,0 +1,55 @@
+"""Findings and statuses as data (audit/findings.py): the order of statuses, a claim's status, exit codes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from audit.findings import (SEVERITIES, STATUSES, concat_findings, exit_status, fail_levels, findings_frame,
+                            status_of, worst_status)
+
+
+def _frame(rows, rules, severities):
+    frame = concat_findings([findings_frame(np.array([r]), rule, sev, "q") for r, rule, sev in
+                             zip(rows, rules, severities)])
+    frame["severity"] = pd.Categorical(frame["severity"], categories=list(SEVERITIES), ordered=True)
+    return frame
+
+
+def test_status_from_the_worst_finding_and_unchecked_without_any():
+    # Claim 0: ok and warning -> warn; 1: an error -> fail; 2: a V001 -> invalid whatever else; 3: nothing -> unchecked;
+    # 4: only an info that is a note (how a figure was read) -> unchecked; 5: an ok check -> pass.
+    f = _frame([0, 0, 1, 2, 2, 4, 5], ["C001", "C002", "C001", "V001", "C001", "C015", "C001"],
+               ["ok", "warning", "error", "error", "ok", "info", "ok"])
+    notes = (f["rule"] == "C015").to_numpy()
+    assert status_of(f, 6, notes).tolist() == ["warn", "fail", "invalid", "unchecked", "unchecked", "pass"]
+    # Without the notes mask every finding counts as a check.
+    assert status_of(f, 6).tolist()[4] == "pass"
+
+
+def test_a_run_is_as_bad_as_its_worst_phase_and_checked_if_a_phase_is():
+    runs = pd.Series(["unchecked", "pass", "warn"])
+    phases = pd.Series(["pass", "fail", "unchecked", "pass"])
+    assert worst_status(runs, phases, np.array([0, 1, 2, 2])).tolist() == ["pass", "fail", "warn"]
+
+
+@pytest.mark.parametrize("fail_on, statuses, code", [
+    ("fail", ["pass", "warn", "unchecked"], 0),
+    ("warn", ["pass", "warn"], 1),
+    ("fail", ["invalid"], 1),
+    ("never", ["fail", "invalid"], 0),
+    ("fail,unchecked", ["pass", "unchecked"], 1),
+    ("unchecked", ["fail"], 0),
+])
+def test_exit_status(fail_on, statuses, code):
+    assert exit_status(statuses, fail_on) == code
+
+
+def test_unknown_fail_level_is_refused():
+    with pytest.raises(ValueError, match="sometimes"):
+        fail_levels("fail,sometimes")
+
+
+def test_statuses_are_reported_in_one_order():
+    assert STATUSES == ("pass", "warn", "fail", "invalid", "unchecked")
