@@ -1115,12 +1115,18 @@ class _Utilization(Rule):
         # its inputs may be): only a value beyond a bound by more than that is flagged.
         lam = state.slack(cls.quantity)[rows] + _SLACK
         floor, floor_lam = cls._floor(state, rows)
+        # Below its floor (HFU below MFU): by more than the precision and the floor's tolerance (the two are often
+        # counted with different FLOP conventions), a warning; beyond the second factor, an error.
+        ok_f, warn_f = state.config.tolerance(cls.code)
         with np.errstate(divide="ignore", invalid="ignore"):
-            below = ~np.isnan(floor) & (np.log(floor / v) > lam + floor_lam)
+            short = np.log(floor / v)
+            below = ~np.isnan(floor) & (short > np.maximum(math.log(ok_f), lam + floor_lam))
+            far_below = below & (short > np.maximum(math.log(warn_f), lam + floor_lam))
             above_one = np.log(v) > lam
             above_ceiling = np.log(v / state.config.ceiling) > lam
             outside = (np.log(v / high) > lam) | (np.log(low / v) > lam)
-        sev = np.where(above_one | below, "error", np.where(above_ceiling, "warning", np.where(outside, "info", "ok")))
+        sev = np.where(above_one | far_below, "error",
+                       np.where(above_ceiling | below, "warning", np.where(outside, "info", "ok")))
         detail = np.where(below, "below-mfu", state.source[cls.quantity].to_numpy(dtype=object)[rows])
         return findings_frame(rows, cls.code, sev, cls.quantity, v, np.where(below, floor, np.nan), detail=detail)
 
@@ -1171,6 +1177,12 @@ class HFUPlausible(_Utilization):
     name = "hfu-plausible"
     quantity = "hfu"
     formula = "MFU ≤ HFU ≤ 1; band 15 %-65 %"
+
+    @classmethod
+    def tolerance_text(cls, config: Config) -> str | None:
+        ok, warn = config.tolerance(cls.code)
+        return (f"{super().tolerance_text(config)} HFU below MFU: ok within a factor {fmt.sig(ok)}, warning within "
+                f"{fmt.sig(warn)}, error beyond. {config.reasons.get(cls.code, '')}").strip()
 
     @classmethod
     def _floor(cls, state: WorkState, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
