@@ -197,6 +197,19 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     # claimed count against it.
     state.set_derived("chips", hw["slice_cores"].to_numpy() / hw["cores_per_chip"].to_numpy(), "H003")
 
+    # A throughput stated per accelerator ("380 tokens/s/GPU", throughput_scope "per GPU") is the cluster's
+    # divided by the chips: the relations use the cluster's.
+    scope = pd.Series(state.info("throughput_scope"), dtype=object)
+    per_chip = (scope.notna() & scope.astype(str).str.lower().str.contains(
+        r"per\s*(?:gpu|chip|device|accelerator|tpu|core)|/\s*(?:gpu|chip|device|accelerator)")).to_numpy(dtype=bool)
+    if per_chip.any():
+        rate = state.col("throughput_tokens_per_s")
+        rows = per_chip & ~np.isnan(rate)
+        q.loc[rows, "throughput_tokens_per_s"] = np.nan
+        source.loc[rows, "throughput_tokens_per_s"] = None
+        state.set_derived("throughput_tokens_per_s", np.where(rows, rate * state.col("chips"), np.nan),
+                          "throughput per chip × chips", precision=precision["throughput_tokens_per_s"].to_numpy())
+
     frames: list[pd.DataFrame] = [_run(rule, state) for rule in rules_of_stage("prefill")]
     for name, given in state.prefill.items():
         values = np.asarray(given.values, dtype=float)

@@ -116,7 +116,7 @@ BY_NAME: dict[str, Quantity] = {q.name: q for q in QUANTITIES}
 
 #: Text fields of a claim.
 TEXT_FIELDS: tuple[str, ...] = ("id", "name", "source", "hardware", "precision", "activation_recompute", "mlp",
-                                "domain", "base_model", "finetune_method")
+                                "domain", "base_model", "finetune_method", "throughput_scope")
 
 TEXT_ALIASES: dict[str, tuple[str, ...]] = {
     "id": ("claim_id", "run_id", "key"),
@@ -130,6 +130,7 @@ TEXT_ALIASES: dict[str, tuple[str, ...]] = {
     "domain": ("modality", "task_domain"),
     "base_model": ("finetuned_from", "base", "parent_model"),
     "finetune_method": ("finetuning_method", "adapter", "peft_method"),
+    "throughput_scope": ("throughput_per", "throughput_unit_scope"),
 }
 
 #: Fine-tuning methods that train adapters only: the frozen weights hold no gradients or optimizer state.

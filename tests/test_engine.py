@@ -300,3 +300,13 @@ def test_hfu_a_hair_below_a_derived_mfu_is_not_an_error():
     assert one_finding(close, "U002")["severity"] == "ok"
     far = audit_one(mfu=0.55, hfu=0.40, hardware="A100 80GB")
     assert one_finding(far, "U002")["severity"] == "error"
+
+
+def test_a_throughput_per_gpu_is_multiplied_by_the_chips():
+    # LLaMA-65B (Touvron et al. 2023, Sec. 2.4): "around 380 tokens/sec/GPU on 2048 A100 GPU ... 1.4T tokens
+    # takes approximately 21 days": 380 x 2048 x 86,400 x 21 = 1.412e12 tokens, ratio 1.4e12 / 1.412e12 = 0.991.
+    claim = audit_one(params="65.2B", tokens="1.4T", hardware="A100 80GB", chips=2048, wall_clock_days=21,
+                      throughput_tokens_per_s=380, throughput_scope="per GPU")
+    assert claim["quantities"]["throughput_tokens_per_s"]["value"] == pytest.approx(380 * 2048)
+    c004 = one_finding(claim, "C004")
+    assert c004["severity"] == "ok" and c004["ratio"] == pytest.approx(1.4e12 / (380 * 2048 * 86400 * 21))
