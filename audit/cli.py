@@ -364,6 +364,14 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     write_output(data, output, tuple(inputs))
     if findings_data is not None:
         write_output(findings_data, findings_path, tuple(inputs))
+    if output not in (None, "-"):
+        # As linters do: the report went to a file, the verdict in one line to the terminal.
+        from audit.records import summary
+
+        s = summary(result)
+        counts = ", ".join(f"{v} {k}" for k, v in s["status"].items())
+        written = output + (f" and {findings_path}" if findings_path else "")
+        click.echo(f"{s['claims']} claims: {counts}; report written to {written}", err=True)
     sys.exit(exit_status(result.status.tolist(), fail_on))
 
 
@@ -409,11 +417,38 @@ def _render(result: Any, fmt: str, title: str, verbose: bool, output: str | None
 def _estimate_options(func: Callable[..., Any]) -> Callable[..., Any]:
     from audit.quantities import INPUT_QUANTITIES, TEXT_FIELDS
 
-    text_options = [t for t in TEXT_FIELDS if t in ("hardware", "precision", "activation_recompute", "mlp")]
-    for name in reversed((*INPUT_QUANTITIES, *text_options)):
-        func = click.option(f"--{name.replace('_', '-')}", name, default=None, metavar="VALUE",
-                            help=f"{name} (number or text with units)")(func)
+    from audit.quantities import BY_NAME
+
+    text_help = {"hardware": "accelerator as written (H100, 'TPU v4', 'A100 80GB'); see `train-audit hardware`",
+                 "precision": "arithmetic of the peak: bf16, fp16, fp8, tf32, fp32 (default: the part's usual one)",
+                 "activation_recompute": "none, selective or full", "mlp": "swiglu or gelu"}
+    for name in reversed((*INPUT_QUANTITIES, *text_help)):
+        if name in text_help:
+            help_text, metavar = text_help[name], "TEXT"
+        else:
+            q = BY_NAME[name]
+            unit = f" (a number in {q.unit}, or text with units)" if q.unit else " (a number, or text such as 70B)"
+            unit = " (a fraction, or a percentage such as 40%)" if q.fraction else unit
+            help_text, metavar = f"{q.description}{unit}", "VALUE"
+        func = click.option(f"--{name.replace('_', '-')}", name, default=None, metavar=metavar, help=help_text)(func)
     return func
+
+
+def _check_estimate_inputs(given: dict[str, Any]) -> None:
+    """Refuse values that cannot be used before anything is computed (exit 2): unreadable or out of range, and
+    a utilization above 1 (written as a percentage without %)."""
+    from audit.quantities import BY_NAME
+    from audit.reading import claims_from_records
+
+    claims = claims_from_records([{**given, "id": "estimate"}], file="<estimate>")
+    problems = [f"--{f.replace('_', '-')}: {m}" for f, m in zip(claims.invalid["field"], claims.invalid["message"])]
+    for name, value in claims.values.iloc[0].items():
+        q = BY_NAME.get(str(name))
+        if q is not None and q.fraction and value == value and value > 1:
+            problems.append(f"--{name.replace('_', '-')} {given[name]}: a fraction of 1 is expected; {value:g} looks "
+                            f"like a percentage: write {value / 100:g} or {value:g}%")
+    if problems:
+        raise AuditUsageError("; ".join(problems))
 
 
 @cli.command()
@@ -422,7 +457,8 @@ def _estimate_options(func: Callable[..., Any]) -> Callable[..., Any]:
               show_default=True, help="FLOPs per token when an architecture is given.")
 @click.option("--causal-halving", is_flag=True, help="Halve the attention FLOPs for causal masking.")
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def estimate(fmt: str, convention: str, causal_halving: bool, **quantities: Any) -> None:
+@click.option("-v", "--verbose", is_flag=True, help="Show the datasheet sources of catalog figures.")
+def estimate(fmt: str, convention: str, causal_halving: bool, verbose: bool, **quantities: Any) -> None:
     """Solve for everything the given quantities determine.
 
     Example: train-audit estimate --params 70B --tokens 1.4T --hardware H100 --chips 4096 --mfu 0.4
@@ -432,6 +468,7 @@ def estimate(fmt: str, convention: str, causal_halving: bool, **quantities: Any)
     given = {k: v for k, v in quantities.items() if v is not None}
     if not given:
         raise AuditUsageError("give at least one quantity, e.g. --params 70B --tokens 1.4T")
+    _check_estimate_inputs(given)
     result = run_estimate(given, _config(convention=convention, causal_halving=causal_halving))
     if fmt == "json":
         from audit.report import json_out
@@ -440,7 +477,7 @@ def estimate(fmt: str, convention: str, causal_halving: bool, **quantities: Any)
     else:
         from audit.report import text
 
-        write_output(text.render_estimate(result, _styler(_use_color(sys.stdout))), None)
+        write_output(text.render_estimate(result, _styler(_use_color(sys.stdout)), verbose=verbose), None)
     invalid = result.status.iat[0] == "invalid"
     sys.exit(EXIT_USAGE if invalid else EXIT_OK)
 

@@ -127,20 +127,23 @@ def _rows_and_findings(result: AuditResult, rows: np.ndarray | None, worse_than_
 # ------------------------------------------------------------------------------------- derived quantities
 
 
-def derivation(result: AuditResult, row: int, name: str) -> str | None:
-    """How a derived or catalog value was obtained, with the values substituted."""
+def derivation(result: AuditResult, row: int, name: str, sources: bool = True) -> str | None:
+    """How a derived or catalog value was obtained, with the values substituted (and the datasheet's citation
+    for a catalog figure unless ``sources`` is False)."""
     src = result.cell("source", row, name)
     how = result.cell("how", row, name)
     if src == "claimed" or src is None:
         return None
     if name == "peak_flops_per_chip" and src == "catalog":
-        return catalog_note(result, row)
+        return catalog_note(result, row, sources)
     if name == "memory_per_chip" and how == "mix":
         parts = [load_catalog().by_id(i) for i in result.cell("hardware", row, "mix")]
-        return "datasheets: " + "; ".join(f"{a.name}, {fmt.sig(a.memory_gb, 4)} GB ({a.source_memory})" for a in parts)
+        return "datasheets: " + "; ".join(f"{a.name}, {fmt.sig(a.memory_gb, 4)} GB"
+                                          + (f" ({a.source_memory})" if sources else "") for a in parts)
     if name == "memory_per_chip":
         accel = load_catalog().by_id(str(how))
-        return f"datasheet: {accel.name}, {fmt.sig(accel.memory_gb, 4)} GB ({accel.source_memory})"
+        cited = f" ({accel.source_memory})" if sources else ""
+        return f"datasheet: {accel.name}, {fmt.sig(accel.memory_gb, 4)} GB{cited}"
     if how == "split":
         tpp = fmt.sig(result.config.tokens_per_param_optimal)
         return (f"compute-optimal split, {tpp} tokens per parameter (Hoffmann et al. 2022): "
@@ -189,7 +192,7 @@ def conventions_note(result: AuditResult, row: int) -> str:
     return "FLOPs per token by convention: " + "; ".join(parts) + assumed + causal
 
 
-def catalog_note(result: AuditResult, row: int) -> str:
+def catalog_note(result: AuditResult, row: int, sources: bool = True) -> str:
     """Which datasheet figure a peak came from, and whether the precision was assumed."""
     prec = result.cell("hardware", row, "precision")
     assumed = " (assumed: the claim does not state its precision)" if bool(
@@ -198,13 +201,13 @@ def catalog_note(result: AuditResult, row: int) -> str:
     if mix is not None:
         parts = [load_catalog().by_id(i) for i in mix]
         return (f"datasheets of a mix, dense {prec}{assumed}, a peak they share: "
-                + "; ".join(f"{a.name} {fmt.sig((a.peak_flops(prec) or 0) / 1e12, 5)} TFLOP/s ({a.source_compute})"
-                            for a in parts))
+                + "; ".join(f"{a.name} {fmt.sig((a.peak_flops(prec) or 0) / 1e12, 5)} TFLOP/s"
+                            + (f" ({a.source_compute})" if sources else "") for a in parts))
     accel = load_catalog().by_id(str(result.cell("hardware", row, "accelerator")))
     column = accel.resolve_precision(prec)
     said = f"{column} ({prec} stated)" if column != prec else str(prec)
-    return (f"datasheet: {accel.name}, dense {said}{assumed}: {fmt.sig(accel.peaks_tflops[column], 5)} TFLOP/s "
-            f"({accel.source_compute})")
+    cited = f" ({accel.source_compute})" if sources else ""
+    return f"datasheet: {accel.name}, dense {said}{assumed}: {fmt.sig(accel.peaks_tflops[column], 5)} TFLOP/s{cited}"
 
 
 # ------------------------------------------------------------------------------------------------- records

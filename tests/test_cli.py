@@ -367,3 +367,27 @@ def test_a_band_is_read_on_one_scale(band, read):
     from audit.cli import _config
 
     assert _config(band=band).band == pytest.approx(read)
+
+
+def test_a_report_written_to_a_file_prints_its_verdict_on_stderr(cli_run, tmp_path):
+    out = tmp_path / "r.json"
+    res = cli_run("check", DOCTORED, "-f", "json", "-o", str(out))
+    # doctored.json: three claims, each doctored to fail (tests/data/doctored.json).
+    assert res.stdout == ""
+    assert res.stderr.strip() == (f"3 claims: 0 pass, 0 warn, 3 fail, 0 invalid, 0 unchecked; report written to {out}")
+
+
+def test_estimate_refuses_a_percentage_written_as_a_fraction_before_computing(cli_run):
+    res = cli_run("estimate", "--mfu", "40", "--params", "70B", "--tokens", "1.4T")
+    assert res.exit_code == 2 and res.stdout == ""
+    assert "--mfu 40: a fraction of 1 is expected; 40 looks like a percentage: write 0.4 or 40%" in res.stderr
+
+
+def test_estimate_gives_chip_days_beside_chip_hours_and_sources_on_request(cli_run):
+    res = cli_run("estimate", "--chip-hours", "1,022,362", "--hardware", "A100 80GB")
+    lines = res.stdout.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith("Chip-hours"))
+    # 1,022,362 / 24 = 42,598.4 chip-days.
+    assert "42,598 chip-days" in lines[i + 1]
+    assert "https://" not in res.stdout
+    assert "https://" in cli_run("estimate", "--chip-hours", "1,022,362", "--hardware", "A100 80GB", "-v").stdout

@@ -143,3 +143,18 @@ def test_json_report_of_an_infinite_extra_value(tmp_path):
     res = CliRunner().invoke(cli, ["check", str(path), "--format", "json"])
     assert res.exit_code == 0, res.stderr
     assert json.loads(res.stdout)["claims"][0]["extra"]["notes"] is not None
+
+
+def test_markdown_lists_failures_first_counts_rules_and_says_what_it_left_out():
+    from audit.api import check_records
+    from audit.report import markdown
+
+    records = [{"id": f"bad-{i}", "chips": 1.5} for i in range(5)]  # invalid
+    records += [{"id": "fails", "params": "175B", "tokens": "300B", "compute_flops": 3.15e26}]  # 1000x 6ND
+    records += [{"id": f"ok-{i}", "params": "175B", "tokens": "300B", "compute_flops": "3.14e23"} for i in range(3)]
+    page = markdown.render(check_records(records), limit=2)
+    table = [line for line in page.splitlines() if line.startswith("| ")]
+    assert table[table.index("| status | id | name | findings |") + 1].startswith("| ❌ fail | fails")
+    assert "| `V001` invalid-value | 5 | 5 | 0 |" in page and "| `C001` compute-6nd | 1 | 1 | 0 |" in page
+    assert "7 more claims not listed (4 invalid, 3 pass)" in page
+    assert "likely cause: unit prefix" in page

@@ -34,3 +34,15 @@ def test_coloured_and_plain_text_say_the_same_thing():
     import re
     assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == plain
     assert "error" in plain and "C001" in plain
+
+
+def test_derived_values_are_marked_and_the_accelerator_is_the_resolved_one():
+    # Llama 2 70B without a stated compute: 6 x 70e9 x 2e12 = 8.4e23 is derived, and so is the MFU.
+    result = check_records([{"id": "llama2-70b", "params": "70B", "tokens": "2T", "hardware": "A100",
+                             "chip_hours": "1,720,320"}, {"id": "x", "params": "7B", "hardware": "H1000"}])
+    lines = text.render(result).splitlines()
+    row = next(line for line in lines if "llama2-70b" in line)
+    assert "8.4e23*" in row and "NVIDIA A100 SXM4 80GB" in row and row.rstrip().endswith("%*")
+    assert "70B " in row  # stated: no mark
+    assert "H1000?" in next(line for line in lines if line.split()[1:2] == ["x"])
+    assert any(line.startswith("* derived by the tool") for line in lines)

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from audit.findings import STATUSES_WORST_FIRST
+from audit.rules import RULES
 from audit.records import findings_by_row, summary
 from audit.report import Options, register
 from audit.result import AuditResult
@@ -53,10 +53,15 @@ def render(result: AuditResult, title: str = "train-audit report", limit: int = 
     s = summary(result)
     lines = [f"## {_cell(title)}", ""]
     lines.append(" · ".join(f"{_ICON[k]} {v} {k}" for k, v in s["status"].items()) + f" — {s['claims']} claims")
+    rules = _rule_counts(result)
+    if rules:
+        lines += ["", "| rule | claims | errors | warnings |", "|---|---|---|---|"]
+        lines += [f"| `{code}` {name} | {n} | {e} | {w} |" for code, name, n, e, w in rules]
     lines += ["", "| status | id | name | findings |", "|---|---|---|---|"]
     grouped = _with_phases(result)
     info = result.claims.info
-    rank = result.status.map({s: i for i, s in enumerate(STATUSES_WORST_FIRST)}).to_numpy(dtype=int)
+    # Failures first (what must be fixed), then unusable rows, warnings, claims nothing could check, passes.
+    rank = result.status.map({s: i for i, s in enumerate(MARKDOWN_ORDER)}).to_numpy(dtype=int)
     order = np.lexsort((np.arange(len(result)), rank)).tolist()
     for row in order[:limit]:
         bad = [f for f in grouped.get(row, []) if f.severity in ("warning", "error")]
@@ -64,7 +69,9 @@ def render(result: AuditResult, title: str = "train-audit report", limit: int = 
         lines.append(f"| {_ICON[result.status.iat[row]]} {result.status.iat[row]} | {_cell(info.at[row, 'id'])} | "
                      f"{_cell(info.at[row, 'name'])} | {codes} |")
     if len(result) > limit:
-        lines.append(f"\n{len(result) - limit} more claims not listed; use `--format csv` for all of them.")
+        left = result.status.iloc[order[limit:]].value_counts()
+        said = ", ".join(f"{int(left[s])} {s}" for s in MARKDOWN_ORDER if s in left.index)
+        lines.append(f"\n{len(result) - limit} more claims not listed ({said}); use `--format csv` for all of them.")
     details = []
     for row in order[:limit]:
         bad = [f for f in grouped.get(row, []) if f.severity in ("warning", "error")]
@@ -77,9 +84,29 @@ def render(result: AuditResult, title: str = "train-audit report", limit: int = 
             # A phase's finding is listed under its run, with the phase's id.
             phase = f"\\[{_cell(f.claim_id)}\\] " if f.claim_id != str(info.at[row, "id"]) else ""
             details.append(f"- **{f.severity}** `{f.rule}` {phase}{field}{_cell(f.message)}  \n  `{_code(f.formula)}`")
+            for e in f.explanations[:2]:
+                details.append(f"  likely cause: {_cell(e['text'])}")
     if details:
         lines += ["", "<details><summary>Findings</summary>", "", *details, "", "</details>"]
     return "\n".join(lines) + "\n"
+
+
+#: The order claims are listed in: what must be fixed first.
+MARKDOWN_ORDER: tuple[str, ...] = ("fail", "invalid", "warn", "unchecked", "pass")
+
+
+def _rule_counts(result: AuditResult) -> list[tuple[str, str, int, int, int]]:
+    """Per rule with warnings or errors: (code, name, claims, errors, warnings), most claims first."""
+    f = result.findings
+    sev = f["severity"].astype(str)
+    bad = f[sev.isin(["warning", "error"]).to_numpy()]
+    if not len(bad):
+        return []
+    claims = bad.groupby("rule")["row"].nunique()
+    errors = (bad["severity"].astype(str) == "error").groupby(bad["rule"]).sum()
+    warnings = (bad["severity"].astype(str) == "warning").groupby(bad["rule"]).sum()
+    codes = sorted(claims.index, key=lambda c: (-int(claims[c]), str(c)))
+    return [(str(c), RULES[c].name, int(claims[c]), int(errors.get(c, 0)), int(warnings.get(c, 0))) for c in codes]
 
 
 def _with_phases(result: AuditResult) -> dict[int, list]:

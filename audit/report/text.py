@@ -53,22 +53,34 @@ def render(result: AuditResult, style: Style = _plain, show_ok: bool = False) ->
     """The audit as text; ``style(text, color)`` adds colour (identity when colour is off)."""
     lines: list[str] = []
     info = result.claims.info
-    q = result.q
-    header = f"{'status':<8} {'id':<24} {'params':>8} {'tokens':>8} {'compute':>10} {'hardware':<18} {'MFU':>7}"
+    header = (f"{'status':<9} {'id':<24} {'params':>9} {'tokens':>9} {'compute':>11} {'accelerator':<22} "
+              f"{'MFU':>8}")
     lines.append(header)
     lines.append("-" * len(header))
+
+    def cell(row: int, name: str, unit: bool = False) -> str:
+        """A value, marked ``*`` when the tool derived it (not stated)."""
+        value = result.cell("q", row, name)
+        derived = value == value and result.cell("source", row, name) != "claimed"
+        return fmt.value(name, value, unit=unit) + ("*" if derived else " ")
+
     for row in range(len(result)):
         status = result.status.iat[row]
-        mfu = q.at[row, "mfu"]
+        # The accelerator the hardware text resolved to (catalog name), or the text as written with "?" when
+        # it did not resolve.
+        resolved = result.cell("hardware", row, "accelerator_name")
+        written = info.at[row, "hardware"]
+        accel = resolved or (f"{written}?" if written else "")
         cells = (
             f"{_cut(info.at[row, 'id'], 24):<24} "
-            f"{fmt.value('params', q.at[row, 'params'], unit=False):>8} "
-            f"{fmt.value('tokens', q.at[row, 'tokens'], unit=False):>8} "
-            f"{fmt.value('compute_flops', q.at[row, 'compute_flops'], unit=False):>10} "
-            f"{_cut(info.at[row, 'hardware'] or '', 18):<18} "
-            f"{fmt.value('mfu', mfu):>7}"
+            f"{cell(row, 'params'):>9} "
+            f"{cell(row, 'tokens'):>9} "
+            f"{cell(row, 'compute_flops'):>11} "
+            f"{_cut(accel, 22):<22} "
+            f"{cell(row, 'mfu', unit=True):>8}"
         )
-        lines.append(f"{style(f'{status:<8}', _STATUS_COLOR[status])} {cells}")
+        lines.append(f"{style(f'{status:<9}', _STATUS_COLOR[status])}{cells}")
+    lines.append("* derived by the tool from the stated figures (not stated); ? hardware not in the catalog")
     lines.append("")
     grouped = findings_by_row(result, worse_than_ok=not show_ok)
     phase_grouped = findings_by_row(result.phase_result, worse_than_ok=not show_ok) \
@@ -105,8 +117,9 @@ def render_text(result: AuditResult, options: Options) -> str:
     return render(result, options.style or _plain, show_ok=options.verbose)
 
 
-def render_estimate(result: AuditResult, style: Style = _plain) -> str:
-    """An estimate: every quantity the inputs determine, with how it was derived."""
+def render_estimate(result: AuditResult, style: Style = _plain, verbose: bool = False) -> str:
+    """An estimate: every quantity the inputs determine, with how it was derived (datasheet sources with
+    ``verbose``)."""
     lines: list[str] = []
     for name in SHOWN_QUANTITIES:
         src = result.cell("source", 0, name)
@@ -114,7 +127,10 @@ def render_estimate(result: AuditResult, style: Style = _plain) -> str:
         if src is None or v != v:
             continue
         lines.append(f"{label(name):<26} {fmt.value(name, float(v)):>20}  {src}")
-        how = derivation(result, 0, name)
+        if name == "chip_hours":  # planners think in days too
+            lines.append(f"{'':<26} {fmt.count(float(v) / 24) + ' chip-days':>20}  = chip-hours / 24")
+        # The datasheet's citation is long: shown on request (-v).
+        how = derivation(result, 0, name, sources=verbose)
         if how:
             lines.append(f"{'':<26} {'':>20}  {_safe(how)}")
     grouped = findings_by_row(result).get(0, [])
