@@ -355,7 +355,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
             traceback.print_exc()
         raise AuditUsageError(str(exc)) from None
     _say_how_it_was_read(result.claims)
-    data = _render(result, fmt, _printable(title), verbose, output)
+    data = _render(result, fmt, _printable(title), verbose, output, _command())
     findings_data = None
     if findings_path:
         from audit.report import table
@@ -402,7 +402,8 @@ def _say_how_it_was_read(claims: Any) -> None:
                    f"{', '.join(shown)}{more}", err=True)
 
 
-def _render(result: Any, fmt: str, title: str, verbose: bool, output: str | None) -> str | bytes:
+def _render(result: Any, fmt: str, title: str, verbose: bool, output: str | None, command: str | None = None
+            ) -> str | bytes:
     from audit import report
 
     renderer = report.get(fmt)
@@ -411,7 +412,18 @@ def _render(result: Any, fmt: str, title: str, verbose: bool, output: str | None
         raise AuditUsageError(f"--format {fmt} is binary: give -o FILE.{fmt}")
     # Colour only for a terminal: a report written with -o never holds escape codes.
     style = _styler(to_stdout and _use_color(sys.stdout))
-    return renderer.render(result, report.Options(title=title, verbose=verbose, style=style))
+    return renderer.render(result, report.Options(title=title, verbose=verbose, style=style, command=command))
+
+
+def _command() -> str:
+    """The command line as the report shows it: ``train-audit`` (not the install path), output files by name only
+    (a report does not change with the folder it is written to), undecodable bytes escaped."""
+    args = list(sys.argv[1:])
+    for i, arg in enumerate(args[:-1]):
+        if arg in ("-o", "--output", "--findings"):
+            args[i + 1] = os.path.basename(args[i + 1])
+    text = " ".join(["train-audit", *args])
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _estimate_options(func: Callable[..., Any]) -> Callable[..., Any]:

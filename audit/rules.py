@@ -298,9 +298,10 @@ class RelationRule(Rule):
         return num, den, (1 / e_s) > 0
 
     @classmethod
-    def substituted(cls, subject: str, values: Mapping[str, float], symbols: Mapping[str, str] | None = None
-                    ) -> str:
-        """``MFU = C / (chip_hours · 3600 · peak) = 5.48e23 / (1,022,362 × 3600 × 3.12e14) = 0.4769``."""
+    def substituted(cls, subject: str, values: Mapping[str, float], symbols: Mapping[str, str] | None = None,
+                    derived: frozenset[str] = frozenset()) -> str:
+        """``MFU = C / (chip_hours · 3600 · peak) = 5.48e23 / (1,022,362 × 3600 × 3.12e14) = 0.4769``; operands
+        in ``derived`` (values the tool derived, not stated) are marked ``*``."""
         symbols = symbols or cls.symbols
         num, den, k_up = cls.solved_for(subject)
         k = cls.relation.constant
@@ -309,7 +310,8 @@ class RelationRule(Rule):
         def side(names: list[str], with_k: bool, use_values: bool) -> str:
             parts = [k_text] if with_k and k != 1 else []
             for name in names:
-                parts.append(fmt.operand(name, values[name]) if use_values else symbols[name])
+                mark = "*" if name in derived else ""
+                parts.append(fmt.operand(name, values[name]) + mark if use_values else symbols[name])
             if not parts:
                 return "1"
             return (" × " if use_values else " · ").join(parts)
@@ -335,8 +337,11 @@ class RelationRule(Rule):
         source = str(result.cell("source", row, subject))
         what = "claimed" if source == "claimed" else source
         r = claimed / expected if expected else float("nan")
+        # Which stated figures the check ties together: a figure compared with one derived from it through
+        # others is not circular when the others are named.
+        ties = ", ".join(dict.fromkeys(n if n == "datasheet" else label(n) for n in cls.stated_figures(result, row)))
         text = (f"{label(subject)} {fmt.value(subject, claimed)} ({what}) {verb} {fmt.value(subject, expected)} "
-                f"implied by {cls.formula} (ratio {fmt.ratio(r)})")
+                f"implied by {cls.formula}, which ties the stated {ties} (ratio {fmt.ratio(r)})")
         if cls.uses_peak and bool(result.cell("hardware", row, "precision_assumed")):
             text += f"; precision not stated, {result.cell('hardware', row, 'precision')} assumed"
         return text
@@ -345,7 +350,39 @@ class RelationRule(Rule):
     def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
         row = int(f["row"])
         values = {name: float(result.cell("q", row, name)) for name in cls.relation.quantities}
-        return cls.substituted(str(f["quantity"]), values, cls.symbols_for(result, row))
+        derived = frozenset(name for name in cls.relation.quantities
+                            if result.cell("source", row, name) == "derived")
+        return cls.substituted(str(f["quantity"]), values, cls.symbols_for(result, row), derived)
+
+    @classmethod
+    def stated_figures(cls, result: "AuditResult", row: int) -> list[str]:
+        """The stated figures a check of this relation ties together: each operand's own, or, for a derived one,
+        the stated figures it was derived from (recursively through the relations that derived it)."""
+        found: list[str] = []
+
+        def visit(name: str, depth: int) -> None:
+            source, how = result.cell("source", row, name), result.cell("how", row, name)
+            if source == "claimed" or depth > 12:
+                if name not in found:
+                    found.append(name)
+                return
+            if source == "catalog":
+                if "datasheet" not in found:
+                    found.append("datasheet")
+                return
+            rule = RULES.get(str(how))
+            if rule is not None and issubclass(rule, RelationRule):
+                for other in rule.relation.quantities:
+                    if other != name and not (name == "params" and other == "n_eff"):
+                        visit(other, depth + 1)
+            elif name == "flops_per_token":
+                visit("n_eff", depth + 1)
+            elif name == "n_eff":
+                visit(str(how), depth + 1) if how in ("params", "active_params") else None
+
+        for name in cls.relation.quantities:
+            visit(name, 0)
+        return found
 
 
 # ------------------------------------------------------------------------------------------------ relations
@@ -1028,7 +1065,8 @@ class Outlier(Rule):
             name = cands[0]
             implied = f["implied"][0]
             value = f"; the others imply {fmt.value(name, implied)}" if math.isfinite(implied) else ""
-            return (f"the {stated(name)} figure is the likely outlier: without it, the other {int(f['detail'])} "
+            what = stated(name) if name == "catalog_peak" else f"the {stated(name)}"
+            return (f"{what} figure is the likely outlier: without it, the other {int(f['detail'])} "
                     f"stated figures agree{value}")
 
         def suspect(name: str, implied: float) -> str:

@@ -1,6 +1,7 @@
-// train-audit report: filter the claims by status and rule, and sort them. Optional: without JavaScript the page
-// is complete (the controls stay hidden). Allowed by its SHA-256 hash in the page's Content-Security-Policy;
-// it only moves and hides existing elements (no HTML is ever parsed from text).
+// train-audit report: filter the claims by status and rule, sort them, and open a collapsed claim that a link
+// points to. Optional: without JavaScript the page is complete (the controls stay hidden). Allowed by its
+// SHA-256 hash in the page's Content-Security-Policy; it only moves, hides and opens existing elements (no HTML
+// is ever parsed from text).
 (function () {
   "use strict";
   var controls = document.getElementById("controls");
@@ -85,17 +86,36 @@
     });
   }
 
-  // A link to a claim the filter hides (from the summary or a chart) clears the filter first.
+  // A link to a claim the filter hides (from the summary or a chart) clears the filter first; a link to a
+  // collapsed (passing) claim opens it.
   function reveal() {
     var id = decodeURIComponent(location.hash.slice(1));
     var target = id ? document.getElementById(id) : null;
-    if (target && target.hidden) {
+    if (!target) { return; }
+    var moved = false;
+    if (target.hidden) {
       controls.querySelector('input[name="status"][value="all"]').checked = true;
       ruleSelect.value = "";
       filter();
-      target.scrollIntoView();
+      moved = true;
     }
+    var body = target.querySelector("details.claim-body");
+    if (body && !body.open) { body.open = true; moved = true; }
+    if (moved) { target.scrollIntoView(); }
   }
+
+  // Printing shows every claim in full (the print style does it too, where the browser allows).
+  var opened = [];
+  window.addEventListener("beforeprint", function () {
+    Array.prototype.forEach.call(details.querySelectorAll("details.claim-body:not([open])"), function (d) {
+      d.open = true;
+      opened.push(d);
+    });
+  });
+  window.addEventListener("afterprint", function () {
+    opened.forEach(function (d) { d.open = false; });
+    opened = [];
+  });
 
   controls.addEventListener("change", function (event) {
     if (event.target === sortSelect) { sort(); } else { filter(); }
@@ -103,4 +123,5 @@
   window.addEventListener("hashchange", reveal);
   controls.hidden = false;
   filter();
+  reveal();
 })();

@@ -143,6 +143,8 @@ def test_hostile_claims_show_as_text_and_run_nothing(browser, tmp_path):
     o = Opened(browser, path)
     try:
         page = o.page
+        # The javascript: source belongs to a passing claim, collapsed to one line until opened.
+        page.locator('article.claim[data-status="pass"] summary').first.click()
         page.locator("#claim-details").get_by_text("javascript:alert(1)").first.click()
         assert page.evaluate("typeof window.__pwned") == "undefined"
         assert o.dialogs == [] and o.blocked == [] and o.errors == []
@@ -371,3 +373,44 @@ def test_printable(opened, corpus):
     pdf = page.pdf(format="A4")
     pages = len(re.findall(rb"/Type\s*/Page(?![a-z])", pdf))
     assert pages > len(corpus)  # the summary, then each claim on a new page
+
+
+# ---------------------------------------------------------------------------- collapsed passing claims
+
+
+def test_passing_claims_are_one_line_until_opened(opened, corpus):
+    page = opened.page
+    state = page.evaluate("""() => [...document.querySelectorAll('article.claim')].map(a => ({
+        status: a.dataset.status, height: a.getBoundingClientRect().height,
+        body: a.querySelector('dl.about').checkVisibility()}))""")
+    assert len(state) == len(corpus)
+    passing = [s for s in state if s["status"] == "pass"]
+    assert passing and all(not s["body"] and s["height"] < 60 for s in passing)
+    assert all(s["body"] and s["height"] > 200 for s in state if s["status"] != "pass")
+    # The status filter reaches them; a click opens one.
+    page.locator('#controls input[name="status"][value="pass"]').click()
+    assert visible_claims(page)["articles"] == ["pass"] * len(passing)
+    first = page.locator('article.claim[data-status="pass"]').first
+    first.locator("summary").click()
+    assert first.locator("dl.about").is_visible()
+
+
+def test_a_chart_link_opens_the_collapsed_claim_it_points_to(opened, corpus):
+    page = opened.page
+    target = page.evaluate("""() => {
+        const a = [...document.querySelectorAll('#chart-mfu a')].find(l => {
+            const art = document.getElementById(l.getAttribute('href').slice(1));
+            return art && art.dataset.status === 'pass'; });
+        return a.getAttribute('href').slice(1); }""")
+    assert not page.locator(f"#{target} dl.about").is_visible()
+    page.locator(f'#chart-mfu a[href="#{target}"]').click()
+    page.wait_for_function(f"document.querySelector('#{target} details').open")
+    assert page.locator(f"#{target} dl.about").is_visible()
+
+
+def test_print_shows_every_claim_in_full(opened, corpus):
+    page = opened.page
+    page.emulate_media(media="print")
+    shown = page.evaluate("""() => [...document.querySelectorAll('article.claim')]
+        .map(a => a.querySelector('dl.about').checkVisibility() && a.querySelector('dl.about').offsetHeight > 0)""")
+    assert shown == [True] * len(corpus)

@@ -157,10 +157,10 @@ def test_cli_estimate_text_shows_the_derivation(cli_run):
 
 
 def test_cli_estimate_invalid_value_exits_2(cli_run):
+    # A value that cannot be used is a usage error before anything is computed (issue 11): no plan is printed.
     res = cli_run("estimate", "--params", "5 apples", "--format", "json")
-    assert res.exit_code == 2
-    findings = res.json()["findings"]
-    assert [(f["rule"], f["quantity"]) for f in findings] == [("V001", "params")]
+    assert res.exit_code == 2 and res.stdout == ""
+    assert "--params: cannot read '5 apples'" in res.stderr
 
 
 def test_cli_estimate_without_quantities_is_a_usage_error(cli_run):

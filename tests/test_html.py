@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
+import json
 import math
 import random
 import re
 import time
 from html.parser import HTMLParser
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +24,7 @@ from audit.report import svg
 from audit.rules import RULES, RelationRule
 
 EPOCH = "1795996800"  # 2026-11-30 00:00 UTC
+ROOT = Path(__file__).resolve().parent.parent
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -211,9 +215,12 @@ def test_failing_claims_lead_and_explain(monkeypatch):
     result = check_records(records)
     ctx = report.context(result)
     assert [c["id"] for c in ctx["claims"]] == ["broken", "pf-days", "slightly-off", "fine"]
-    # The outlier leads (issue 9): which figure to look at, and what it would have to be (6 x 175e9 x 300e9).
-    headline = ctx["worst"][1]["headline"]
-    assert headline["rule"] == "C009" and "Compute (3640) would have to be about 3.15e23 FLOP" in headline["message"]
+    # The worst list names the worst problem, and the outlier (issue 9) gives the next step: which figure to
+    # correct, and what the others imply (6 x 175e9 x 300e9 = 3.15e23).
+    worst = ctx["worst"][1]
+    assert worst["headline"]["rule"] == "C001" and worst["headline"]["severity"] == "error"
+    assert worst["next_step"].startswith("check which figure is wrong: Compute (3640; the others imply 3.15e23 FLOP) "
+                                         "or Tokens (300B; ")
     page = report.render(result)
     assert_valid(page)
     pf = next(c for c in ctx["claims"] if c["id"] == "pf-days")
@@ -556,3 +563,234 @@ def test_columns_not_read_are_named_at_the_top_of_the_report(tmp_path):
     assert "1 input column not read" in head and "<code>train_hours</code>" in head
     doc = to_json(result)
     assert [u["column"] for u in doc["summary"]["input"]["unread_columns"]] == ["train_hours"]
+
+
+# ------------------------------------------------------------------------- the top of the page (issue 11)
+
+FOUR = [
+    {"id": "fine", "params": "7.00B", "tokens": "1.00T", "compute_flops": 4.2e22},
+    {"id": "pf-days", "params": "175B", "tokens": "300B", "compute_flops": "3640", "hardware": "V100",
+     "chips": 1024, "wall_clock_days": 34},
+    {"id": "slightly-off", "params": "7.00B", "tokens": "1.00T", "compute_flops": 6e22},
+    {"id": "broken", "params": "-5"},
+]
+
+
+def header(page: str) -> str:
+    return page.split("</header>", 1)[0]
+
+
+def test_verdict_sentence_follows_the_counts():
+    page = report.render(check_records(FOUR))
+    assert_valid(page)
+    assert '<p class="verdict" id="verdict">3 of 4 claims have problems: 1 fail, 1 invalid, 1 warn; 1 pass.</p>' \
+        in header(page)
+    assert report.verdict({"pass": 5, "warn": 0, "fail": 0, "invalid": 0, "unchecked": 0}) == \
+        "All 5 claims pass: every relation that could be checked holds."
+    assert report.verdict({"pass": 30, "warn": 1, "fail": 0, "invalid": 0, "unchecked": 2}) == \
+        "1 of 33 claims has a problem: 0 fail, 1 warn; 30 pass, 2 could not be checked."
+    assert report.verdict({"pass": 0, "warn": 0, "fail": 2, "invalid": 0, "unchecked": 0}) == \
+        "2 of 2 claims have problems: 2 fail, 0 warn."
+    assert report.verdict({"pass": 2, "warn": 0, "fail": 0, "invalid": 0, "unchecked": 1}) == \
+        "No claim has a problem, but not all were checked: 2 pass and 1 could not be checked."
+    assert report.verdict({"pass": 0, "unchecked": 3}) == \
+        "None of the 3 claims states enough for any check to run: nothing was verified."
+    assert report.verdict({"pass": 1}) == "The claim passes: every relation that could be checked holds."
+
+
+def test_corpus_verdict_counts_every_claim(corpus, corpus_page):
+    statuses = corpus.status.tolist()
+    bad = sum(statuses.count(s) for s in ("fail", "invalid", "warn"))
+    assert bad and statuses.count("pass")
+    sentence = (f"{bad} of {len(statuses)} claims have problems: {statuses.count('fail')} fail, "
+                f"{statuses.count('warn')} warn; {statuses.count('pass')} pass.")
+    assert f'<p class="verdict" id="verdict">{sentence}</p>' in header(corpus_page)
+    assert "<dt>Input</dt><dd><code>corpus.csv (bundled)</code></dd>" in header(corpus_page)
+    assert "<dt>Command</dt>" not in corpus_page  # none was given
+
+
+def test_the_input_files_and_the_command_are_named(tmp_path):
+    a, b = tmp_path / "first.json", tmp_path / "second.csv"
+    a.write_text('[{"id": "a1", "params": "7B", "tokens": "1T"}, {"id": "a2", "params": "7B", "tokens": "2T"}]')
+    b.write_text("id,params,tokens\nb1,7B,1T\n")
+    result = check([str(b), str(a)])
+    command = f"train-audit check {b} {a} --format html <script>x</script>"
+    page = report.render(result, command=command)
+    assert_valid(page)
+    top = header(page)
+    assert f"<dt>Input</dt><dd><code>{b}</code>, <code>{a}</code></dd>" in top  # each once, in reading order
+    assert ('<dt>Command</dt><dd><code class="command">train-audit check '
+            f'{b} {a} --format html &lt;script&gt;x&lt;/script&gt;</code></dd>') in top
+    assert report.render(result) != page and "<dt>Command</dt>" not in report.render(result)
+
+
+def test_the_registered_format_passes_a_command_when_the_options_carry_one():
+    from dataclasses import dataclass
+
+    from audit.report import Options, get
+
+    @dataclass(frozen=True)
+    class WithCommand(Options):
+        command: str | None = None
+
+    result = check_records(FOUR[:1])
+    page = get("html").render(result, WithCommand(command="train-audit check runs.json"))
+    assert '<code class="command">train-audit check runs.json</code>' in page
+    assert "<dt>Command</dt>" not in get("html").render(result, Options())
+
+
+def worst_items(page: str) -> dict[str, str]:
+    """Each line of the worst-claims list by claim id."""
+    block = page.split('<ol class="worst">', 1)[1].split("</ol>", 1)[0]
+    return {re.search(r'<a href="#claim-\d+">([^<]+)</a>', li).group(1): li
+            for li in re.findall(r"<li>.*?</li>", block, re.S)}
+
+
+def test_each_problem_claim_gets_a_next_step(corpus_page):
+    items = worst_items(corpus_page)
+    # OPT-175B states 4.30e23 FLOP; 6 x 175e9 parameters x 300e9 tokens = 3.15e23.
+    assert ("<strong>Next step:</strong> check Compute (4.30e23 FLOP): the other figures imply 3.15e23 FLOP."
+            in items["opt-175b"])
+    # The outlier is the next step, so the line itself names the worst problem (a C001 warning).
+    assert "<code>C001</code> Compute 4.3e23 FLOP (claimed) differs from 3.15e23 FLOP" in items["opt-175b"]
+    assert all("Next step:" in li for li in items.values()) and len(items) == 3
+
+
+def test_without_an_outlier_the_next_step_is_a_question():
+    example = json.loads((ROOT / "reports" / "example-claims.json").read_text())["claims"]
+    records = [r for r in example if r["id"] in ("sparse-peak", "unknown-accelerator", "half-a-chip")]
+    assert len(records) == 3
+    page = report.render(check_records(records))
+    assert_valid(page)
+    items = worst_items(page)
+    # 1979 TFLOP/s is the H100's 2:4-sparse figure, twice its dense 989.4 TFLOP/s.
+    assert ("Next step:</strong> ask the authors how Peak FLOP/s per chip (1979 TFLOP/s) was obtained, when "
+            "peak = catalog peak (hardware, precision) gives 989.4 TFLOP/s (ratio 2x); likely cause: 2:4-sparse "
+            "peak taken for dense.") in items["sparse-peak"]
+    assert "Next step:</strong> ask the authors which accelerator was used: unknown accelerator &#39;H1000&#39;" \
+        in items["unknown-accelerator"]
+    assert "Next step:</strong> ask the authors for a usable Accelerators figure" in items["half-a-chip"]
+    # The claim card repeats it.
+    card = re.search(r'<article [^>]*data-id="sparse-peak".*?</article>', page, re.S).group(0)
+    assert '<p class="next-step"><strong>Next step:</strong> ask the authors how Peak FLOP/s per chip' in card
+
+
+def test_the_outlier_finding_is_the_first_in_its_card(corpus, corpus_page):
+    f = corpus.findings
+    rows = sorted(set(f.loc[f["rule"] == "C009", "row"].astype(int)))
+    assert rows
+    for row in rows:
+        card = corpus_page.split(f'id="claim-{row}"', 1)[1].split("</article>", 1)[0]
+        findings = re.findall(r'<li class="finding sev-[a-z]+">.*?<code>(C\d+|[A-Z]\d+)</code>', card, re.S)
+        assert findings[0] == "C009", (row, findings)
+        assert len(findings) > 1  # and the problems it explains follow
+
+
+# ---------------------------------------------------------------------------------------- MFU chart labels
+
+
+def test_mfu_chart_rows_are_labelled_by_id_with_the_full_name_on_hover(corpus, corpus_page):
+    chart = figure(corpus_page, "chart-mfu")
+    labels = re.findall(r'<text [^>]*class="row-label"><title>([^<]*)</title>([^<]*)</text>', chart)
+    has_mfu = np.isfinite(corpus.q["mfu"].to_numpy(dtype=float))
+    info = corpus.claims.info[has_mfu]
+    assert sorted(text for _, text in labels) == sorted(info["id"].astype(str))
+    assert not any("…" in text for _, text in labels)
+    names = dict(zip(info["id"].astype(str), info["name"].astype(str)))
+    llama = next(i for i, n in names.items() if n.startswith("Llama 2 70B"))
+    assert (f"{names[llama]} ({llama})", llama) in [(html.unescape(t), x) for t, x in labels]
+
+
+# ------------------------------------------------------------------------------------- sources, once each
+
+
+def test_datasheet_sources_are_listed_once_and_cards_link_to_them(corpus, corpus_page):
+    import csv
+    from importlib.resources import files
+
+    rows = {r["id"]: r for r in csv.DictReader(files("audit.data").joinpath("accelerators.csv").open())}
+    used = corpus.hardware["accelerator"].dropna().astype(str).tolist()
+    assert used
+    section = corpus_page.split('<section id="sources"', 1)[1].split("</section>", 1)[0]
+    for accel in sorted(set(used)):
+        anchor = f"datasheet-{accel}"
+        source = rows[accel]["source_compute"]
+        # The long datasheet text appears only in the Sources section: once per accelerator listed there that
+        # cites it (for its peak or its memory), never in a claim card.
+        start = html.escape(re.split(r"https?://", source, maxsplit=1)[0]) + ("<a " if "://" in source else "")
+        citing = sum(rows[a][field].startswith(source.split("://")[0])
+                     for a in set(used) for field in ("source_compute", "source_memory"))
+        assert corpus_page.count(start) == section.count(start) == citing >= 1, accel
+        assert f'<li id="{anchor}"><strong>{html.escape(rows[accel]["name"])}</strong>' in section
+        n = used.count(accel)
+        assert f'({n} claim{"s" if n != 1 else ""}' in section.split(f'id="{anchor}"', 1)[1].split("</li>", 1)[0]
+        # Each card of a claim on this accelerator links to it, and so do its derived datasheet figures.
+        phases = corpus.phase_result.hardware["accelerator"].astype(str).tolist().count(accel) \
+            if corpus.phase_result is not None else 0
+        assert corpus_page.count(f'<dd><a href="#{anchor}">') == n + phases
+        assert corpus_page.count(f'<td><a href="#{anchor}">datasheet</a></td>') >= n
+    assert '<a href="#sources">Sources</a>' in corpus_page
+
+
+# -------------------------------------------------------------------------------- passing claims collapsed
+
+
+def test_passing_claims_are_collapsed_to_one_line(corpus, corpus_page):
+    articles = re.findall(r'(<article class="claim [^"]*" id="claim-\d+" data-status="(\w+)".*?</article>)',
+                          corpus_page, re.S)
+    assert len(articles) == len(corpus)
+    for text, status in articles:
+        collapsed = '<details class="claim-body">' in text
+        assert collapsed == (status == "pass"), status
+        if collapsed:
+            summary_line = text.split("<summary>", 1)[1].split("</summary>", 1)[0]
+            assert re.search(r"\d+ checks? holds?</span></h2>$", summary_line)
+            assert "<dl class=\"about\">" in text.split("</summary>", 1)[1]  # the full card, once opened
+    assert '<details class="claim-body" open' not in corpus_page
+    print_css = report.assets()["css"].split("@media print", 1)[1]
+    assert "details-content" in print_css and "content-visibility: visible" in print_css
+    assert "beforeprint" in report.assets()["script"]
+
+
+# -------------------------------------------------------------------------------------------------- footer
+
+
+def footer(page: str) -> str:
+    return page.split("<footer>", 1)[1].split("</footer>", 1)[0]
+
+
+def test_footer_states_version_catalog_tolerances_and_documentation(corpus_page, monkeypatch):
+    import csv
+    from importlib.resources import files
+
+    from audit import __version__
+
+    with files("audit.data").joinpath("accelerators.csv").open() as fh:
+        accelerators = sum(1 for _ in csv.DictReader(fh))
+    thresholds = json.loads(files("audit.data").joinpath("thresholds.json").read_text())
+    text = footer(corpus_page)
+    assert f"train-audit {__version__} (catalog: {accelerators} accelerators)" in text
+    c001 = thresholds["relations"]["C001"]
+    assert f"C001 ok within {c001['ok']:g}x, warning within {c001['warn']:g}x" in text
+    assert '<a href="#rules">Rules</a>' in text and "README.md" in text
+    low, high = (thresholds["utilization_band"][k] for k in ("low", "high"))
+    assert f"MFU plausible band {low * 100:g}-{high * 100:g} %" in text
+    # With a documentation address in the package metadata, the footer links to it.
+    monkeypatch.setattr(report, "documentation_url", lambda: "https://example.org/train-audit#readme")
+    page = report.render(check_records(FOUR))
+    assert_valid(page)
+    assert '<a href="https://example.org/train-audit#readme" rel="noopener noreferrer">' in footer(page)
+
+
+def test_documentation_url_comes_from_the_package_metadata(monkeypatch):
+    from email.message import Message
+
+    meta = Message()
+    meta["Project-URL"] = "Repository, https://example.org/repo"
+    meta["Project-URL"] = "Documentation, https://example.org/docs"
+    monkeypatch.setattr(report.importlib.metadata, "metadata", lambda name: meta)
+    assert report.documentation_url() == "https://example.org/docs"
+    bad = Message()
+    bad["Project-URL"] = "Documentation, javascript:alert(1)"
+    monkeypatch.setattr(report.importlib.metadata, "metadata", lambda name: bad)
+    assert report.documentation_url() is None

@@ -25,6 +25,8 @@ class Options:
     title: str = "train-audit report"
     verbose: bool = False
     style: Callable[[str, str], str] | None = None
+    #: The command that made the report (shown at the top of the HTML report), or None.
+    command: str | None = None
 
 
 RenderFunction = Callable[["AuditResult", Options], "str | bytes"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import hashlib
+import importlib.metadata
 import math
 import os
 import re
@@ -402,9 +403,12 @@ def _record_view(rec: dict[str, Any]) -> dict[str, Any]:
                                                                              -SEVERITY_RANK[f["severity"]]))]
     hw = rec["hardware"]
     datasheet = None
+    # The datasheet sources themselves are listed once, in the page's Sources section; the card links there.
+    used: list[str] = []
     if hw["accelerator"]:
         a = load_catalog().by_id(hw["accelerator"])
-        datasheet = {"name": a.name, "compute": linkify(a.source_compute), "memory": linkify(a.source_memory)}
+        datasheet = {"id": a.id, "name": a.name, "anchor": datasheet_anchor(a.id)}
+        used.append(a.id)
     stated, derived = [], []
     for name, v in rec["quantities"].items():
         if v["source"] == "claimed":
@@ -421,8 +425,14 @@ def _record_view(rec: dict[str, Any]) -> dict[str, Any]:
             how = v.get("how") or ""
             if rule in RULES and how.startswith(f"{rule}: "):
                 how = how[len(rule) + 2:]
+            sheets = []
+            if v["source"] == "catalog":
+                how, sheets = _cut_sources(how, _accelerators_of(hw))
+                used.extend(x for x in sheets if x not in used)
             derived.append({"label": label(name), "display": v["display"], "source": v["source"],
-                            "how": how, "rule": rule if rule in RULES else None, "inputs": inputs})
+                            "how": how, "rule": rule if rule in RULES else None, "inputs": inputs,
+                            "sheets": [{"anchor": datasheet_anchor(x), "name": load_catalog().by_id(x).name}
+                                       for x in sheets]})
     return {
         "id": str(rec["id"]), "name": str(rec["name"] or ""), "status": rec["status"],
         "symbol": SYMBOLS[rec["status"]],
@@ -431,29 +441,228 @@ def _record_view(rec: dict[str, Any]) -> dict[str, Any]:
         "hardware": {"text": hw["text"] or "", "precision": hw["precision"] or "",
                      "assumed": hw["precision_assumed"]},
         "datasheet": datasheet,
+        "datasheets": used,
         "stated": stated, "derived": derived,
         "problems": [v for v in views if v["severity"] in _PROBLEM or RULES[v["rule"]].leads],
         "passed": [v for v in views if v["severity"] not in _PROBLEM and not RULES[v["rule"]].leads],
         "extra": [(k, str(v)) for k, v in rec["extra"].items()],
+        "next_step": None,
     }
+
+
+@lru_cache(maxsize=1)
+def _catalog_sources() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(`` (source text)``, the ids of the accelerators citing it) for every source of the catalog, longest
+    first (several variants of a part often cite one datasheet)."""
+    by_text: dict[str, list[str]] = {}
+    for a in load_catalog():
+        for text in (a.source_compute, a.source_memory):
+            if text and a.id not in by_text.setdefault(f" ({text})", []):
+                by_text[f" ({text})"].append(a.id)
+    return tuple(sorted(((t, tuple(ids)) for t, ids in by_text.items()), key=lambda p: (-len(p[0]), p[0])))
+
+
+def _cut_sources(how: str, accelerators: list[str]) -> tuple[str, list[str]]:
+    """A datasheet derivation without the datasheet's source text (listed once under Sources), and the
+    accelerators whose sources were cut, in order. A text several accelerators cite is credited to the claim's
+    own (``accelerators``); a text none of them cites is left in place."""
+    found: list[tuple[int, str]] = []
+    for text, ids in _catalog_sources():
+        at = how.find(text)
+        mine = [i for i in ids if i in accelerators]
+        if at >= 0 and mine:
+            found.append((at, mine[0]))
+            how = how.replace(text, "")
+    return how, [accel for _, accel in sorted(found)]
+
+
+def _accelerators_of(hw: dict[str, Any]) -> list[str]:
+    """The catalog ids of a claim's accelerator, or of each part of a mix."""
+    if hw["accelerator"]:
+        return [str(hw["accelerator"])]
+    parts = load_catalog().lookup_mix(hw["text"]) if hw["text"] else None
+    return [a.id for a in parts or []]
+
+
+def datasheet_anchor(accel_id: str) -> str:
+    """The id of an accelerator's entry in the Sources section."""
+    return "datasheet-" + re.sub(r"[^A-Za-z0-9_-]", "-", str(accel_id))
+
+
+# ---------------------------------------------------------------------------------------------- next steps
+
+
+def _figure(result: AuditResult, row: int, name: str, note: str = "") -> str:
+    """A figure of one claim as a reader finds it in the report: its label and the text as written (or the value
+    and "derived"), with ``note`` added inside the parentheses."""
+    src = result.cell("source", row, name) if name in result.source.columns else None
+    text = result.cell("text", row, name) if name in result.claims.text.columns else None
+    v = result.cell("q", row, name) if name in result.q.columns else None
+    inside = []
+    if src == "claimed" and text not in (None, ""):
+        inside.append(str(text))
+    elif v is not None and math.isfinite(float(v)):
+        inside.append(fmt.value(name, float(v)) + ("" if src == "claimed" else ", derived"))
+    if note:
+        inside.append(note)
+    return f"{label(name)} ({'; '.join(inside)})" if inside else label(name)
+
+
+def _implied(name: str, value: float, short: bool = False) -> str:
+    if not math.isfinite(value):
+        return "without it the other stated figures agree"
+    return f"the {'others' if short else 'other figures'} imply {fmt.value(name, value)}"
+
+
+def _outlier_step(result: AuditResult, row: int) -> str | None:
+    """The figure to correct, from the claim's outlier finding (C009): None without one, or when the suspect is
+    the datasheet peak (the claim's own peak is then what to question)."""
+    f = result.findings
+    hit = f.loc[(f["row"].to_numpy(dtype=int) == row) & (f["rule"].astype(str).to_numpy() == "C009")]
+    if not len(hit):
+        return None
+    cands = tuple(hit["candidates"].iat[0] or ())
+    implied = tuple(float(v) for v in (hit["implied"].iat[0] or ()))
+    if not cands or "catalog_peak" in cands:
+        return None
+    if len(cands) == 1:
+        return f"check {_figure(result, row, cands[0])}: {_implied(cands[0], implied[0])}."
+    listed = " or ".join(_figure(result, row, c, _implied(c, v, short=True)) for c, v in zip(cands, implied))
+    return f"check which figure is wrong: {listed}; correcting any one of them makes the rest agree."
+
+
+def _question(result: AuditResult, row: int, f: dict[str, Any]) -> str:
+    """What to ask a claim's authors about its worst finding."""
+    name = str(f["quantity"])
+    rule = RULES[f["rule"]]
+    claimed, expected, ratio = f.get("claimed"), f.get("expected"), f.get("ratio")
+    cause = (f.get("explanations") or [{}])[0].get("name")
+    known = name in result.q.columns
+    if f["rule"] == "V001":
+        text = f"ask the authors for a usable {label(name)} figure: {f['message']}"
+    elif known and claimed is not None and expected is not None and ratio:
+        text = (f"ask the authors how {_figure(result, row, name)} was obtained, when {rule.formula} gives "
+                f"{fmt.value(name, expected)} (ratio {fmt.ratio(ratio)})")
+    elif known and claimed is not None:
+        text = f"ask the authors to confirm {_figure(result, row, name)}: {f['message']}"
+    elif name == "hardware":
+        text = f"ask the authors which accelerator was used: {f['message']}"
+    else:
+        text = f"ask the authors about this: {f['message']}"
+    return text + (f"; likely cause: {cause}." if cause else ".")
+
+
+def next_step(result: AuditResult, row: int, findings: list[dict[str, Any]]) -> str | None:
+    """For a claim with a problem, what to do next: the figure to correct (from the outlier finding) or else the
+    question to ask the authors (from the worst finding). None when nothing is wrong."""
+    problems = [f for f in findings if f["severity"] in _PROBLEM]
+    if not problems:
+        return None
+    step = _outlier_step(result, row)
+    if step:
+        return step
+    worst = max(problems, key=lambda f: SEVERITY_RANK[f["severity"]])  # the first of the worst severity
+    return _question(result, row, worst)
 
 
 def _claim_view(result: AuditResult, row: int, findings: list, rank: int, problem_rules: list[str]) -> dict[str, Any]:
     rec = claim_record(result, row, findings)
     view = _record_view(rec)
     mfu = rec["quantities"].get("mfu")
+    phases = [dict(_record_view(p), anchor=f"claim-{row}-phase-{i + 1}") for i, p in enumerate(rec.get("phases") or [])]
+    step = next_step(result, row, rec["findings"])
+    if phases and result.phase_result is not None:
+        for p, prow, prec in zip(phases, result.phase_rows(row), rec["phases"]):
+            p["next_step"] = next_step(result.phase_result, prow, prec["findings"])
+            if step is None and p["next_step"]:
+                step = f"in phase {p['id']}, {p['next_step']}"  # the problem is in a phase: that phase's step
     view.update({
         "anchor": f"claim-{row}", "row_index": row, "rank": rank, "rules": problem_rules,
         "mfu": "" if mfu is None else repr(float(mfu["value"])),
+        "next_step": step,
         # A run trained in phases: each phase is audited as a claim of its own and shown under the run.
-        "phases": [dict(_record_view(p), anchor=f"claim-{row}-phase-{i + 1}")
-                   for i, p in enumerate(rec.get("phases") or [])],
+        "phases": phases,
     })
     return view
 
 
-def context(result: AuditResult, title: str = "train-audit report") -> dict[str, Any]:
-    """The template's context: every string and number already computed."""
+# ------------------------------------------------------------------------------------------ page framing
+
+
+def _plural(k: int, word: str, plural: str | None = None) -> str:
+    return f"{k:,} {word if k == 1 else (plural or word + 's')}"
+
+
+def verdict(status: dict[str, int]) -> str:
+    """One sentence that says whether the batch is sound, from the counts by status."""
+    n = sum(status.values())
+    fail, invalid, warn = status.get("fail", 0), status.get("invalid", 0), status.get("warn", 0)
+    passed, unchecked = status.get("pass", 0), status.get("unchecked", 0)
+    bad = fail + invalid + warn
+    if n == 0:
+        return "No claims were audited."
+    rest = [f"{passed:,} pass"] + ([f"{unchecked:,} could not be checked"] if unchecked else [])
+    if bad == 0:
+        if unchecked == 0:
+            return ("The claim passes" if n == 1 else f"All {n:,} claims pass") + \
+                ": every relation that could be checked holds."
+        if passed == 0:
+            return ("The claim states" if n == 1 else f"None of the {n:,} claims states") + \
+                " enough for any check to run: nothing was verified."
+        return f"No claim has a problem, but not all were checked: {' and '.join(rest)}."
+    kinds = [f"{fail:,} fail"] + ([f"{invalid:,} invalid"] if invalid else []) + [f"{warn:,} warn"]
+    head = (f"The claim has a problem" if n == 1 else
+            f"{bad:,} of {n:,} claims {'has a problem' if bad == 1 else 'have problems'}")
+    tail = "" if bad == n else f"; {', '.join(rest)}"
+    return f"{head}: {', '.join(kinds)}{tail}."
+
+
+#: Input files named at the top of the page; more are counted.
+FILES_LISTED = 20
+
+
+def input_files(result: AuditResult) -> list[str]:
+    """The input files, each once, in the order their claims were read."""
+    return [str(f) for f in dict.fromkeys(result.claims.info["file"].tolist()) if f is not None and str(f) != ""]
+
+
+def documentation_url() -> str | None:
+    """The project's documentation from the installed package's metadata (``[project.urls]``), when it names an
+    http(s) one: Documentation first, then Homepage, Repository or Source."""
+    try:
+        meta = importlib.metadata.metadata("train-audit")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    urls: dict[str, str] = {}
+    for entry in meta.get_all("Project-URL") or []:
+        key, _, url = str(entry).partition(",")
+        urls.setdefault(key.strip().lower(), url.strip())
+    if meta.get("Home-page"):
+        urls.setdefault("homepage", str(meta.get("Home-page")))
+    for key in ("documentation", "docs", "homepage", "repository", "source"):
+        url = safe_url(urls.get(key))
+        if url:
+            return url
+    return None
+
+
+def _tolerances(result: AuditResult, codes: list[str]) -> list[dict[str, str]]:
+    """The ratio tolerances of the relation checks named in ``codes``, compactly, and the MFU band."""
+    out = []
+    for code in codes:
+        cls = RULES.get(code)
+        if cls is None or not issubclass(cls, RelationRule):
+            continue
+        ok, warn = result.config.tolerance(code)
+        out.append({"code": code, "text": f"ok within {fmt.sig(ok)}x, warning within {fmt.sig(warn)}x"})
+    low, high = result.config.band
+    out.append({"code": "MFU", "text": f"plausible band {fmt.sig(low * 100)}-{fmt.sig(high * 100)} %"})
+    return out
+
+
+def context(result: AuditResult, title: str = "train-audit report", command: str | None = None) -> dict[str, Any]:
+    """The template's context: every string and number already computed. ``command``, when given, is the command
+    line that produced the report, shown at the top."""
     n = len(result)
     order = claim_order(result)
     detailed: list[int] = [int(r) for r in order[:MAX_DETAILED]]
@@ -492,9 +701,11 @@ def context(result: AuditResult, title: str = "train-audit report") -> dict[str,
     for c in claims[:WORST_LISTED]:
         if c["status"] == "pass" or not (c["problems"] or c["status"] == "invalid"):
             break
-        head = c["problems"][0] if c["problems"] else None
+        # The worst finding heads the line (the outlier, when there is one, is the next step below it).
+        head = next((p for p in c["problems"] if p["severity"] in _PROBLEM), c["problems"][0] if c["problems"] else None)
         worst.append({"anchor": c["anchor"], "id": c["id"], "name": c["name"], "status": c["status"],
-                      "symbol": c["symbol"], "headline": head, "more": max(len(c["problems"]) - 1, 0)})
+                      "symbol": c["symbol"], "headline": head, "more": max(len(c["problems"]) - 1, 0),
+                      "next_step": c["next_step"]})
 
     s = summary(result)
     rule_counts: dict[str, int] = {}
@@ -510,10 +721,31 @@ def context(result: AuditResult, title: str = "train-audit report") -> dict[str,
                         | {d["rule"] for c in claims for d in c["derived"] if d["rule"]}
                         | {f["rule"] for c in claims for p in c["phases"] for f in p["problems"] + p["passed"]}
                         | {d["rule"] for c in claims for p in c["phases"] for d in p["derived"] if d["rule"]})
+    datasheets: dict[str, dict[str, Any]] = {}
+    for c in claims:
+        for rec in [c, *c["phases"]]:
+            for accel in rec["datasheets"]:
+                entry = datasheets.setdefault(accel, {"claims": 0, "phases": 0})
+                entry["phases" if rec is not c else "claims"] += 1
+    catalog = load_catalog()
+    sources = []
+    for accel_id, used in sorted(datasheets.items(), key=lambda kv: (catalog.by_id(kv[0]).name, kv[0])):
+        a = catalog.by_id(accel_id)
+        sources.append({"anchor": datasheet_anchor(a.id), "name": a.name, "compute": linkify(a.source_compute),
+                        "memory": linkify(a.source_memory), "claims": used["claims"], "phases": used["phases"]})
+    files = input_files(result)
     return {
         **assets(),
         "title": title,
         "version": __version__,
+        "verdict": verdict(s["status"]),
+        "files": files[:FILES_LISTED],
+        "files_more": max(len(files) - FILES_LISTED, 0),
+        "command": command or None,
+        "sources": sources,
+        "catalog_size": len(catalog),
+        "docs_url": documentation_url(),
+        "tolerances": _tolerances(result, used_rules),
         "unread": input_notes(result)["unread_columns"],
         "input_notes": input_notes(result)["notes"],
         "generated": _timestamp(),
@@ -539,16 +771,16 @@ def context(result: AuditResult, title: str = "train-audit report") -> dict[str,
     }
 
 
-def render(result: AuditResult, title: str = "train-audit report") -> str:
-    """The audit as one self-contained HTML page."""
-    return environment().get_template("report.html.j2").render(**context(result, title))
+def render(result: AuditResult, title: str = "train-audit report", command: str | None = None) -> str:
+    """The audit as one self-contained HTML page (``command``: the command line to name at the top, if any)."""
+    return environment().get_template("report.html.j2").render(**context(result, title, command))
 
 
 @register("html", description="one self-contained page with charts, for reading and forwarding")
 def render_html(result: AuditResult, options: Options) -> str:
-    """The registered ``html`` format."""
-    return render(result, options.title)
+    """The registered ``html`` format (the command line comes with the options once they carry one)."""
+    return render(result, options.title, getattr(options, "command", None))
 
 
 __all__ = ["render", "context", "safe_url", "linkify", "environment", "assets", "claim_order", "MAX_DETAILED",
-           "CHART_POINTS_MAX"]
+           "CHART_POINTS_MAX", "verdict", "next_step", "input_files", "documentation_url", "datasheet_anchor"]

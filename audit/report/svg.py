@@ -236,6 +236,9 @@ class UtilizationPoint:
 #: Above this many claims the utilization chart drops per-claim labels (tooltips still name every point).
 LABELLED_ROWS_MAX = 60
 
+#: Characters of a claim id that fit left of the utilization chart (longer ids are cut; the tooltip has it all).
+ROW_LABEL_CHARS = 26
+
 
 def utilization_chart(points: Sequence[UtilizationPoint], band: tuple[float, float], width: float = 720) -> str:
     """MFU per claim, one row each (highest first), against the plausible ``band`` and 100 % of peak.
@@ -288,7 +291,10 @@ def utilization_chart(points: Sequence[UtilizationPoint], band: tuple[float, flo
         if labelled:
             parts_body.append(f'<line x1="{num(left)}" x2="{num(width - right)}" y1="{num(cy)}" y2="{num(cy)}" '
                               f'stroke="{GRID}" stroke-dasharray="1 3"/>')
-            parts_body.append(_text(left - 8, cy + 4, shorten(p.label, 26), "end", "row-label"))
+            # The short id labels the row (a name is cut, an id rarely is); hovering shows the full name.
+            full = p.label if p.label == p.id else f"{p.label} ({p.id})"
+            parts_body.append(f'<text x="{num(left - 8)}" y="{num(cy + 4)}" text-anchor="end" class="row-label">'
+                              f"<title>{esc(full)}</title>{esc(shorten(p.id, ROW_LABEL_CHARS))}</text>")
         mark = marker(p.severity, size, hollow=p.source != "claimed")
         if clipped:
             mark += (f'<path d="M{num(size + 2)},-4L{num(size + 8)},0L{num(size + 2)},4Z" fill="{INK}"/>')
