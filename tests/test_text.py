@@ -46,3 +46,11 @@ def test_derived_values_are_marked_and_the_accelerator_is_the_resolved_one():
     assert "70B " in row  # stated: no mark
     assert "H1000?" in next(line for line in lines if line.split()[1:2] == ["x"])
     assert any(line.startswith("* derived by the tool") for line in lines)
+
+
+def test_a_claims_source_and_extra_fields_are_shown():
+    result = check_records([{"id": "bad", "params": "175B", "tokens": "300B", "compute_flops": 3.15e26,
+                             "source": "Brown et al. 2020, Table D.1", "cluster": "azure-v100"}])
+    page = text.render(result)
+    assert "  source: Brown et al. 2020, Table D.1" in page.splitlines()
+    assert "  extra: cluster=azure-v100" in page.splitlines()

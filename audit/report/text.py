@@ -96,6 +96,12 @@ def render(result: AuditResult, style: Style = _plain, show_ok: bool = False) ->
         claim_id = _safe(info.at[row, "id"])
         lines.append(style(claim_id, "bold") + (f"  {_safe(name)}" if name and name != info.at[row, 'id'] else "")
                      + f"  [{_safe(info.at[row, 'file'])}:{info.at[row, 'row']}]")
+        source = info.at[row, "source"]
+        if source:
+            lines.append(f"  source: {_cut(source, 200)}")
+        extras = _extras(result, row)
+        if extras:
+            lines.append(f"  extra: {_cut(extras, 200)}")
         for f in shown:
             sev = style(f"{f.severity:<7}", _SEVERITY_COLOR[f.severity])
             where = "" if f.claim_id == info.at[row, "id"] else f"[{_safe(f.claim_id.rsplit('/', 1)[-1])}] "
@@ -115,6 +121,20 @@ def render(result: AuditResult, style: Style = _plain, show_ok: bool = False) ->
 def render_text(result: AuditResult, options: Options) -> str:
     """The registered ``text`` format."""
     return render(result, options.style or _plain, show_ok=options.verbose)
+
+
+def _extras(result: AuditResult, row: int) -> str:
+    """The extra fields a claim carried (not read as quantities), as ``name=value; ...``."""
+    extras = result.claims.extras
+    parts = []
+    for col in extras.columns:
+        if col == "phases":
+            continue
+        v = extras[col].iat[row]
+        if v is None or (isinstance(v, float) and v != v):
+            continue
+        parts.append(f"{col}={v}")
+    return "; ".join(parts)
 
 
 def render_estimate(result: AuditResult, style: Style = _plain, verbose: bool = False) -> str:
