@@ -1568,12 +1568,18 @@ class NoPeakForPrecision(Rule):
     **Why it matters.** A V100 has no bf16 tensor cores and an A100 no fp8: a claim of such a run is either a
     typo in the precision or the hardware, or the arithmetic ran emulated far below any tensor-core peak.
 
-    **Example.** ``hardware: A100, precision: fp8``: warning, no fp8 peak for the A100.
+    FP32 on a TPU is the exception: its matrix units run FP32 as several bf16 passes (Google's ``precision``
+    settings), so the run is possible at an unpublished fraction of the bf16 peak; that is an info, the hardware
+    checks skipped.
 
-    **References.** Vendor datasheets, per row of ``audit/data/accelerators.csv``.
+    **Example.** ``hardware: A100, precision: fp8``: warning, no fp8 peak for the A100. ``TPU v3, fp32``: info.
+
+    **References.** Vendor datasheets, per row of ``audit/data/accelerators.csv``; Google Cloud TPU
+    documentation, "Using bfloat16 with TPU models" (FP32 matrix multiplication as multi-pass bfloat16).
     """
 
     code = "H002"
+    note = True  # an info (fp32 on a TPU) says why nothing was checked; it checks nothing
     name = "no-peak-for-precision"
     quantity = "precision"
     formula = "peak(hardware, precision) exists"
@@ -1583,12 +1589,16 @@ class NoPeakForPrecision(Rule):
     def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
         hw = state.hardware
         rows = np.flatnonzero((hw["accelerator"].notna() & hw["catalog_peak"].isna()).to_numpy(dtype=bool))
-        return findings_frame(rows, cls.code, "warning", "precision",
-                              detail=hw["precision"].to_numpy(dtype=object)[rows])
+        precision = hw["precision"].to_numpy(dtype=object)[rows]
+        tpu_fp32 = hw["tpu"].to_numpy(dtype=bool)[rows] & (precision == "fp32")
+        return findings_frame(rows, cls.code, np.where(tpu_fp32, "info", "warning"), "precision", detail=precision)
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
         name = result.cell("hardware", int(f["row"]), "accelerator_name")
+        if f["severity"] == "info":
+            return (f"fp32 on {name}: its matrix units run fp32 as several bf16 passes at an unpublished rate; "
+                    f"hardware checks skipped")
         return f"no {f['detail']} peak for {name} in the catalog; hardware checks skipped"
 
 

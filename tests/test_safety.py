@@ -584,5 +584,6 @@ def test_a_hundred_thousand_columns_load_in_seconds(tmp_path, fmt):
         else:
             path.write_text(json.dumps({"id": "a", "params": "7B", **{f"k{i}": i for i in range(n)}}))
         times[n] = _load_seconds(path)
-    assert times[100_000] < 20, times  # was 144 s (CSV) and 170 s (JSON)
+    # A ratio within the run, not a wall-clock limit (bench/ measures speed): quadratic handling took 144 s (CSV)
+    # and 170 s (JSON) at 100,000 columns, 16x its time at 25,000.
     assert times[100_000] < 8 * times[25_000] + 1, times  # linear: 4x the columns, about 4x the time
