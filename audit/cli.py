@@ -427,7 +427,7 @@ def _command() -> str:
 
 
 def _estimate_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    from audit.quantities import INPUT_QUANTITIES, TEXT_FIELDS
+    from audit.quantities import INPUT_QUANTITIES
 
     from audit.quantities import BY_NAME
 

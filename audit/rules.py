@@ -18,7 +18,7 @@ from __future__ import annotations
 import inspect
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 import numpy as np
 import pandas as pd
@@ -136,11 +136,6 @@ def relation_rules() -> tuple[type["RelationRule"], ...]:
 def rules_of_stage(stage: str) -> tuple[type["Rule"], ...]:
     """The rules the engine evaluates at ``stage`` (``prefill``, ``outlier`` or ``check``), by code."""
     return tuple(r for r in all_rules() if r.stage == stage)
-
-
-def get(code: str) -> type["Rule"]:
-    """The rule with ``code``."""
-    return RULES[code]
 
 
 # ------------------------------------------------------------------------------------------------- the base
@@ -1003,7 +998,7 @@ class Outlier(Rule):
         candidates = sorted((involved - {"n_eff", "flops_per_token", "recompute_factor"}) & set(q0.columns))
         config = state.config
         names: list[str] = []
-        fit_any, fit_strong, implied, stated_by = [], [], [], []
+        fit_any, fit_strong, implied = [], [], []
         for cand in candidates:
             stated = (s0[cand] == ("catalog" if cand == "catalog_peak" else "claimed")).to_numpy()
             if not stated.any():
@@ -1665,4 +1660,4 @@ class DuplicateId(Rule):
 
 
 __all__ = ["Rule", "RelationRule", "Relation", "RULES", "register", "unregister", "all_rules", "relation_rules",
-           "rules_of_stage", "get", "severity_of_ratio"]
+           "rules_of_stage", "severity_of_ratio"]

@@ -611,7 +611,7 @@ def verdict(status: dict[str, int]) -> str:
                 " enough for any check to run: nothing was verified."
         return f"No claim has a problem, but not all were checked: {' and '.join(rest)}."
     kinds = [f"{fail:,} fail"] + ([f"{invalid:,} invalid"] if invalid else []) + [f"{warn:,} warn"]
-    head = (f"The claim has a problem" if n == 1 else
+    head = ("The claim has a problem" if n == 1 else
             f"{bad:,} of {n:,} claims {'has a problem' if bad == 1 else 'have problems'}")
     tail = "" if bad == n else f"; {', '.join(rest)}"
     return f"{head}: {', '.join(kinds)}{tail}."
