@@ -10,51 +10,188 @@ turn results into JSON-ready records. The command line is a thin layer over thes
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
+from audit.catalog import Catalog
 from audit.config import Config
 from audit.engine import compute_optimal_split
 from audit.pipeline import audit_claims
-from audit.reading import claims_from_records, load
+from audit.reading import ColumnMap, LoadError, claims_from_records, load
 from audit.records import claim_record, estimate_json, summary, to_json
 from audit.result import AuditResult
 from audit.state import Prefill
 
 
 def check(paths: Sequence[str] = (), config: Config | None = None, stdin: io.BufferedReader | None = None,
-          sheet: str | None = None) -> AuditResult:
-    """Audit claim files (no paths: the bundled corpus of published runs). ``sheet``: the sheet of .xlsx input to
-    read (a name, or a number from 1; default the first). How each file was read (columns not understood, notes)
-    is in ``result.claims.unread_columns`` and ``result.claims.notes``."""
-    return audit_claims(load(paths, stdin, sheet=sheet), config)
+          sheet: str | None = None, columns: str | Path | ColumnMap | None = None, profile: str | None = None,
+          mlflow: str | None = None, experiments: Sequence[str] = (), catalog: Catalog | None = None) -> AuditResult:
+    """Audit claim files (no paths and no ``mlflow``: the bundled corpus of published runs). ``sheet``: the sheet
+    of .xlsx input to read (a name, or a number from 1; default the first). ``columns``: a column map (a .toml or
+    .json file, or a :class:`ColumnMap`) laid over ``profile`` (``"epoch"``; recognised from the header when not
+    given; ``"none"``: never). ``mlflow``: also audit the runs of this MLflow tracking store (an ``mlruns/``
+    folder or a URI such as ``sqlite:///runs.db``), ``experiments``: only these; ``catalog``: the accelerators
+    (default the bundled catalog). How each input was read (columns
+    not understood, notes) is in ``result.claims.unread_columns`` and ``result.claims.notes``."""
+    claims = load(paths, stdin, sheet=sheet, columns=columns, profile=profile, mlflow=mlflow, experiments=experiments)
+    return audit_claims(claims, config, catalog, prefill=_catalog_prefill(claims, catalog))
 
 
-def check_records(records: list[dict[str, Any]], config: Config | None = None) -> AuditResult:
-    """Audit in-memory claims (dicts with the canonical field names or their aliases)."""
-    return audit_claims(claims_from_records(records), config)
+def check_records(records: list[dict[str, Any]], config: Config | None = None,
+                  catalog: Catalog | None = None) -> AuditResult:
+    """Audit in-memory claims (dicts with the canonical field names or their aliases); ``catalog``: the
+    accelerators (default the bundled catalog)."""
+    claims = claims_from_records(records)
+    return audit_claims(claims, config, catalog, prefill=_catalog_prefill(claims, catalog))
 
 
-def estimate(quantities: Mapping[str, Any], config: Config | None = None) -> AuditResult:
+def _catalog_prefill(claims: Any, catalog: Catalog | None) -> dict[str, Prefill]:
+    """Your catalog's price and average power where claims need them (:func:`audit.catalog_file.catalog_prefill`)."""
+    if catalog is None:
+        return {}
+    from audit.catalog_file import catalog_prefill
+
+    return catalog_prefill(claims, catalog)
+
+
+def estimate(quantities: Mapping[str, Any], config: Config | None = None, catalog: Catalog | None = None,
+             references: Mapping[str, str | None] | None = None) -> AuditResult:
     """Solve for everything the given quantities determine.
 
     Given compute but neither parameters nor tokens, split it compute-optimally (about 20 tokens per
     parameter, Hoffmann et al. 2022) before solving the rest; the split used C = 6·N·D, so C001 does not then
-    check the compute against it.
+    check the compute against it. ``references`` chooses reference values by key (``grid``, ``site`` for the
+    PUE, ``price_from``; :mod:`audit.planning`); when an energy answer is asked for without a power per chip,
+    the accelerator's TDP (an upper bound) and PUE 1.0 are used, each said in its derivation. ``catalog``: the
+    accelerators (default the bundled catalog; :func:`audit.catalog_file.load_catalog_file` adds your own).
     """
+    from audit.catalog import load_catalog
+    from audit.planning import ENERGY_QUANTITIES, power_prefill, reference_prefill
+
     config = config or Config.default()
+    catalog = catalog or load_catalog()
     record = {k: v for k, v in quantities.items() if v is not None}
     record.setdefault("id", "estimate")
     claims = claims_from_records([record], file="<estimate>")
     values = claims.values
-    compute = float(values.at[0, "compute_flops"])
-    if not np.isnan(compute) and values.loc[0, ["params", "active_params", "tokens"]].isna().all():
+    prefill = reference_prefill(references or {}, record)
+    asked = bool(prefill) or any(record.get(q) is not None for q in ENERGY_QUANTITIES)
+    prefill.update(power_prefill(catalog, record.get("hardware"), record, asked))
+    compute = float(values["compute_flops"].to_numpy(dtype=float)[0])
+    if not np.isnan(compute) and bool(values[["params", "active_params", "tokens"]].iloc[0].isna().all()):
         n, d = compute_optimal_split(compute, config.tokens_per_param_optimal)
-        prefill = {"params": Prefill(np.array([n]), note="split"), "tokens": Prefill(np.array([d]), note="split")}
-        return audit_claims(claims, config, prefill=prefill, used={"C001": np.array([True])})
-    return audit_claims(claims, config)
+        prefill.update({"params": Prefill(np.array([n]), note="split"),
+                        "tokens": Prefill(np.array([d]), note="split")})
+        return audit_claims(claims, config, catalog, prefill=prefill, used={"C001": np.array([True])})
+    return audit_claims(claims, config, catalog, prefill=prefill)
 
 
-__all__ = ["check", "check_records", "estimate", "to_json", "estimate_json", "summary", "claim_record",
-           "AuditResult", "Config"]
+# ---------------------------------------------------------------------------------- DataFrames: load, audit, render
+
+
+def load_frame(paths: Sequence[str], sheet: str | None = None) -> pd.DataFrame:
+    """Claim files as one DataFrame of cells and headers as written (one row per claim, in input order; files
+    one after the other), ready to filter or edit with pandas and hand to :func:`check_frame`, which reads the
+    headers (aliases, units in brackets, column maps, profiles) as :func:`check` does. Files of different
+    layouts are best loaded and checked one by one."""
+    from audit.reading.paths import ReadOptions, read_path
+
+    if not paths:
+        raise LoadError("(no input)", "no input files")
+    options = ReadOptions(sheet=sheet)
+    frames = [read_path(p, options=options).frame for p in paths]
+    return pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0].reset_index(drop=True)
+
+
+def check_frame(frame: pd.DataFrame, config: Config | None = None, columns: str | Path | ColumnMap | None = None,
+                profile: str | None = None, name: str = "<DataFrame>", catalog: Catalog | None = None
+                ) -> AuditResult:
+    """Audit a DataFrame of claims, one row per claim: columns as a file's headers (canonical names, aliases,
+    units in brackets, or a column map), cells as numbers or text (``"175B"``); a missing cell (NaN, None) is a
+    figure not stated. ``name`` names the frame in messages (and reports), as a file name would."""
+    from audit.claims import RawTable
+    from audit.reading.colmap import resolve_maps
+    from audit.reading.normalize import normalize
+    from audit.reading.paths import mapped_columns
+
+    cells = frame.reset_index(drop=True)
+    cells = cells.astype(object).replace({np.nan: None})
+    cells.columns = [str(c) for c in cells.columns]
+    raw = RawTable(cells, files=np.full(len(cells), name, dtype=object), text_checked=False)
+    table = mapped_columns(raw, name, resolve_maps(columns, profile))
+    return audit_claims(normalize(table), config, catalog)
+
+
+def render(result: AuditResult, fmt: str = "text", title: str = "train-audit report", verbose: bool = False
+           ) -> str | bytes:
+    """A report in one of the output formats (``text``, ``json``, ``html``, ``markdown``, ``csv``, ``parquet``;
+    bytes for binary ones), as ``train-audit check --format FMT`` writes it."""
+    from audit import report
+
+    return report.get(fmt).render(result, report.Options(title=title, verbose=verbose))
+
+
+def claims_frame(result: AuditResult) -> pd.DataFrame:
+    """One row per claim: id, name, file, row, status, key quantities (value and source), rules that warned or
+    failed, counts of errors and warnings (``--format csv``'s table)."""
+    from audit.report.table import claims_frame as _claims_frame
+
+    return _claims_frame(result)
+
+
+def findings_frame(result: AuditResult) -> pd.DataFrame:
+    """One row per finding (passing checks included), in claim order: claim id, rule, severity, quantity,
+    claimed and expected values, ratio, message and formula (``--findings FILE``'s table)."""
+    from audit.report.table import findings_frame as _findings_frame
+
+    return _findings_frame(result)
+
+
+def audit_partition(frame: pd.DataFrame, what: str = "claims", config: Config | None = None,
+                    columns: str | Path | ColumnMap | None = None, profile: str | None = None,
+                    name: str = "<partition>") -> pd.DataFrame:
+    """Audit one partition of a distributed DataFrame of claims and return a DataFrame: ``what="claims"`` gives
+    :func:`claims_frame` (one row per claim), ``"findings"`` gives :func:`findings_frame` (one row per finding).
+    A plain function of a pandas DataFrame, so Dask's ``map_partitions`` and Spark's ``mapInPandas`` run it as
+    it is (see the README). Each partition is audited on its own: ``row`` counts rows within the partition, and
+    a duplicate id (V002) is found within a partition only; every other finding is the claim's own, the same as
+    when the whole frame is audited at once."""
+    if what not in ("claims", "findings"):
+        raise ValueError(f"what={what!r}: 'claims' or 'findings'")
+    if len(frame) == 0:
+        return partition_meta(what)
+    result = check_frame(frame, config, columns=columns, profile=profile, name=name)
+    return claims_frame(result) if what == "claims" else findings_frame(result)
+
+
+def partition_meta(what: str = "claims") -> pd.DataFrame:
+    """The empty DataFrame :func:`audit_partition` returns for no claims: its columns and dtypes (Dask's ``meta``)."""
+    from audit.records import SHOWN_QUANTITIES
+
+    if what == "findings":
+        kinds = {"claim_id": object, "rule": object, "name": object, "severity": object, "quantity": object,
+                 "claimed": float, "expected": float, "ratio": float, "message": object, "formula": object}
+    else:
+        kinds = {"id": object, "name": object, "file": object, "row": int, "status": object, "accelerator": object,
+                 "precision": object}
+        for q in SHOWN_QUANTITIES:
+            kinds[q] = float
+            kinds[f"{q}_source"] = object
+        kinds.update({"rules": object, "errors": int, "warnings": int})
+    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in kinds.items()})
+
+
+def diff(old: AuditResult, new: AuditResult, key: str = "auto") -> dict[str, Any]:
+    """What changed between two audits (claims added, removed, figures and verdicts changed), as
+    ``train-audit diff --format json`` writes it (:mod:`audit.diff`)."""
+    from audit.diff import diff_results
+
+    return diff_results(old, new, key)
+
+
+__all__ = ["check", "check_records", "check_frame", "audit_partition", "partition_meta", "estimate", "load_frame", "render", "claims_frame",
+           "findings_frame", "diff", "to_json", "estimate_json", "summary", "claim_record", "AuditResult",
+           "Config", "ColumnMap"]

@@ -13,12 +13,15 @@ counts only a peak that every part shares).
 
 from __future__ import annotations
 
+import csv
 import difflib
+import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, Mapping, Sequence
 
-import pandas as pd
+from audit.lazy import pandas as pd  # imported on first use: quick start-up
 
 from audit.resources import data_path
 
@@ -117,10 +120,18 @@ class Accelerator:
 class Catalog:
     """The accelerator catalog with alias lookup."""
 
-    def __init__(self, frame: pd.DataFrame) -> None:
-        self.frame = frame.reset_index(drop=True)
+    def __init__(self, frame: "pd.DataFrame | list[dict[str, Any]]", columns: Sequence[str] | None = None) -> None:
+        """``frame``: the rows, as a DataFrame or as dicts of text (``columns``: their order), as read from
+        accelerators.csv without pandas (so that ``train-audit hardware`` starts quickly)."""
+        if isinstance(frame, list):
+            records, self._frame = frame, None
+            self._columns = list(columns) if columns is not None else list(dict.fromkeys(k for r in frame for k in r))
+        else:
+            self._frame = frame.reset_index(drop=True)
+            records, self._columns = self._frame.to_dict("records"), [str(c) for c in self._frame.columns]
+        self._records = records
         self._index: dict[str, int] = {}
-        for i, row in self.frame.iterrows():
+        for i, row in enumerate(records):
             names = [row["id"], row["name"], *str(row.get("aliases") or "").split(";")]
             for raw in names:
                 key = normalize_name(raw)
@@ -129,18 +140,26 @@ class Catalog:
                 prior = self._index.get(key)
                 if prior is not None and prior != i:
                     raise ValueError(
-                        f"accelerators.csv: alias {raw!r} names both {self.frame.at[prior, 'id']} and {row['id']}"
+                        f"accelerators.csv: alias {raw!r} names both {records[prior]['id']} and {row['id']}"
                     )
                 self._index[key] = int(i)
-        self._rows = [self._make(row) for _, row in self.frame.iterrows()]
+        self._rows = [self._make(row) for row in records]
+
+    @property
+    def frame(self) -> "pd.DataFrame":
+        """The catalog's rows as a DataFrame of text (built on first use)."""
+        if self._frame is None:
+            self._frame = pd.DataFrame(self._records, columns=self._columns).reset_index(drop=True)
+        return self._frame
 
     @staticmethod
-    def _make(row: pd.Series) -> Accelerator:
+    def _make(row: Mapping[str, Any]) -> Accelerator:
         def num(col: str) -> float:
             value = row.get(col)
-            return float(value) if pd.notna(value) and str(value).strip() != "" else float("nan")
+            present = value is not None and not (isinstance(value, float) and math.isnan(value))
+            return float(value) if present and str(value).strip() != "" else float("nan")
 
-        peaks = _Peaks({p: num(c) for p, c in PRECISION_COLUMNS.items() if not pd.isna(num(c))})
+        peaks = _Peaks({p: num(c) for p, c in PRECISION_COLUMNS.items() if not math.isnan(num(c))})
         return Accelerator(
             id=str(row["id"]),
             name=str(row["name"]),
@@ -322,5 +341,10 @@ def mix_memory_gb(accelerators: list[Accelerator], counts: list[float] | None = 
 @lru_cache(maxsize=1)
 def load_catalog() -> Catalog:
     """The bundled catalog (read once per process)."""
-    frame = pd.read_csv(data_path("accelerators.csv"), dtype=str, keep_default_na=False)
-    return Catalog(frame)
+    # The csv module, not pandas: every cell as text, empty cells as "" (read_csv with dtype=str,
+    # keep_default_na=False reads the same).
+    with open(data_path("accelerators.csv"), newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        rows = [{k: ("" if v is None else v) for k, v in row.items()} for row in reader]
+        columns = list(reader.fieldnames or [])
+    return Catalog(rows, columns)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
+from audit.lazy import pandas as pd  # imported on first use: quick start-up
 
 __all__ = ["Claims", "RawTable", "UnreadColumn"]
 
@@ -33,7 +33,9 @@ class RawTable:
     - ``unread``: columns not understood, once per file, with a did-you-mean; ``notes``: (file, message) said
       about a file as it was read (which sheet, a column kept as an extra field, ...);
     - ``text_checked``: False when cells may hold text that cannot be written out (a lone surrogate from a JSON
-      escape such as ``"\\ud800"``); :func:`canonical_columns` then escapes it.
+      escape such as ``"\\ud800"``); :func:`canonical_columns` then escapes it;
+    - ``header_units``: for headers read through a column map (:mod:`audit.reading.colmap`), the unit of their
+      bare numbers (None: none), used instead of the unit the header's own brackets name.
     """
 
     frame: pd.DataFrame
@@ -44,6 +46,7 @@ class RawTable:
     unread: list[UnreadColumn] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)
     text_checked: bool = True
+    header_units: dict[str, str | None] = field(default_factory=dict)
 
 
 @dataclass
@@ -68,6 +71,10 @@ class Claims:
     invalid: pd.DataFrame
     unread_columns: list[UnreadColumn] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)
+    #: Cells read as *not stated*, with why (row, field, message): a fine-tune compute of 0, a cell listing two
+    #: different figures. Reported as info findings (V003), never silently.
+    readings: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
+        {"row": pd.Series([], dtype=int), "field": pd.Series([], dtype=object), "message": pd.Series([], dtype=object)}))
 
     def __len__(self) -> int:
         return len(self.values)

@@ -5,6 +5,7 @@ Exit codes: 0 no claim reaches the fail level; 1 one does; 2 unusable input or a
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import signal
@@ -15,8 +16,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 import click
-
-from audit import __version__
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 #: Interrupted (Ctrl-C): 128 + SIGINT, as shells report it; never 0 or 1, which are verdicts.
@@ -297,7 +296,8 @@ class _Group(click.Group):
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="train-audit")
+# The version from the installed package's metadata (importlib.metadata, read only when asked).
+@click.version_option(package_name="train-audit", prog_name="train-audit")
 @click.option("--debug", is_flag=True, help="Show a traceback on internal errors.")
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
@@ -334,10 +334,47 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @click.option("--title", default="train-audit report", show_default=True, help="Title of the HTML/Markdown report.")
 @click.option("--sheet", default=None, metavar="NAME|N",
               help="The sheet of .xlsx input to read (a name, or a number from 1; default the first).")
+@click.option("--columns", "columns_map", default=None, metavar="MAP", type=click.Path(dir_okay=True),
+              help="A column map (.toml or .json; schemas/columns.schema.json): your headers and their units "
+                   "onto the canonical fields.")
+@click.option("--profile", default=None, metavar="NAME",
+              help="A built-in column profile (epoch); recognised from the header when not given; 'none': never.")
+@click.option("--mlflow", "mlflow_uri", default=None, metavar="URI",
+              help="Also audit the runs of an MLflow tracking store (an mlruns/ folder or sqlite:///file.db; "
+                   "the mlflow extra).")
+@click.option("--experiment", "experiments", multiple=True, metavar="NAME",
+              help="With --mlflow: the experiment to read (repeatable; default every experiment).")
+@click.option("--select", multiple=True, metavar="CODES",
+              help="Report only these rules, by code or prefix (C001, C0, U; comma-separated or repeated; ALL).")
+@click.option("--ignore", multiple=True, metavar="CODES",
+              help="Report nothing from these rules (they still run and derive values), by code or prefix.")
+@click.option("--extend-select", multiple=True, metavar="CODES", help="Rules to report in addition to --select.")
+@click.option("--statistics", is_flag=True,
+              help="Print one line per rule with its counts of findings instead of the report.")
+@click.option("-q", "--quiet", is_flag=True,
+              help="Text output: only the summary line; no notes on standard error (errors only).")
+@click.option("--config", "config_file", default=None, metavar="FILE", is_eager=True, expose_value=False,
+              callback=lambda ctx, param, value: _settings_option(ctx, param, value),
+              help="Read settings from FILE (a train-audit.toml, or a pyproject.toml with [tool.train-audit]); "
+                   "default: the nearest one up from the current folder.")
+@click.option("--isolated", is_flag=True, is_eager=True, expose_value=False,
+              callback=lambda ctx, param, value: _settings_option(ctx, param, value),
+              help="Read no settings file.")
+@click.option("--catalog", "catalog_file", default=None, metavar="FILE",
+              help="Your accelerators (CSV or JSON, schemas/catalog.schema.json): added to the catalog or "
+                   "overriding its figures (a negotiated price, a measured average power).")
+@click.option("--batch-size", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Audit N claims at a time and write --format csv|parquet and --findings as each batch is done "
+                   "(memory bounded by N, not the input; a folder of Parquet files is read this way).")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, findings_path: str | None,
           tolerance: tuple[str, ...], band: str | None, bytes_per_param: float | None, convention: str,
-          causal_halving: bool, verbose: bool, title: str, sheet: str | None) -> None:
-    """Audit claims in PATHS (JSON, JSON Lines, CSV, Parquet, XLSX; '-' reads JSON from stdin).
+          causal_halving: bool, verbose: bool, title: str, sheet: str | None,
+          select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), extend_select: tuple[str, ...] = (),
+          statistics: bool = False, quiet: bool = False, columns_map: str | None = None,
+          profile: str | None = None, mlflow_uri: str | None = None, experiments: tuple[str, ...] = (),
+          catalog_file: str | None = None, batch_size: int | None = None) -> None:
+    """Audit claims in PATHS (JSON, JSON Lines, CSV, Parquet, XLSX; '-' reads JSON from stdin; a folder: the
+    Parquet files in it, a partitioned dataset).
 
     With no PATHS, audits the bundled corpus of published training runs.
     """
@@ -345,17 +382,40 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     from audit.findings import exit_status
     from audit.reading import LoadError, bundled_corpus_path
 
+    if quiet and verbose:
+        raise AuditUsageError("-q/--quiet and -v/--verbose ask for opposite things; give one")
+    _say_which_settings(quiet)
+    codes = _selection(select, ignore, extend_select)
     config = _config(tolerance, band, bytes_per_param, convention, causal_halving)
     inputs = list(paths) if paths else [str(bundled_corpus_path())]
     _check_targets(output, findings_path, inputs)
+    if batch_size is not None or any(p != "-" and os.path.isdir(p) for p in paths):
+        _check_in_batches(inputs, fmt, output, findings_path, fail_on, config, batch_size, quiet, codes,
+                          sheet=sheet, columns_map=columns_map, profile=profile, mlflow_uri=mlflow_uri,
+                          statistics=statistics, catalog_file=catalog_file)
     try:
-        result = run_check(paths, config, sheet=sheet)
+        if experiments and not mlflow_uri:
+            raise LoadError("--experiment", "applies to --mlflow only")
+        result = run_check(paths, config, sheet=sheet, columns=columns_map, profile=profile, mlflow=mlflow_uri,
+                           experiments=experiments, catalog=_user_catalog(catalog_file))
     except LoadError as exc:
         if click.get_current_context().find_root().obj.get("debug"):
             traceback.print_exc()
         raise AuditUsageError(str(exc)) from None
-    _say_how_it_was_read(result.claims)
-    data = _render(result, fmt, _printable(title), verbose, output, _command())
+    if codes is not None:
+        from audit.selection import apply
+
+        result = apply(result, codes)  # ignored rules ran (their values are kept); their findings are dropped
+    if not quiet:
+        _say_how_it_was_read(result.claims)
+    if statistics:
+        data: str | bytes = _statistics(result, fmt)
+    elif quiet and fmt == "text":
+        from audit.report.ci import summary_line
+
+        data = summary_line(result) + "\n"
+    else:
+        data = _render(result, fmt, _printable(title), verbose, output, _command())
     findings_data = None
     if findings_path:
         from audit.report import table
@@ -364,7 +424,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     write_output(data, output, tuple(inputs))
     if findings_data is not None:
         write_output(findings_data, findings_path, tuple(inputs))
-    if output not in (None, "-"):
+    if output not in (None, "-") and not quiet:
         # As linters do: the report went to a file, the verdict in one line to the terminal.
         from audit.records import summary
 
@@ -373,6 +433,139 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
         written = output + (f" and {findings_path}" if findings_path else "")
         click.echo(f"{s['claims']} claims: {counts}; report written to {written}", err=True)
     sys.exit(exit_status(result.status.tolist(), fail_on))
+
+
+def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_path: str | None, fail_on: str,
+                      config: Any, batch_size: int | None, quiet: bool, codes: Any, *, sheet: str | None,
+                      columns_map: str | None, profile: str | None, mlflow_uri: str | None, statistics: bool,
+                      catalog_file: str | None) -> None:
+    """``check`` batch by batch (:mod:`audit.stream`): the claims table and the findings written as each batch is
+    done, a progress bar on a terminal's standard error, the verdict from the counts of the whole input."""
+    from audit.findings import fail_levels
+    from audit.reading import LoadError, ReadOptions, resolve_maps
+    from audit.stream import DEFAULT_BATCH_SIZE, count_rows, input_files, stream_check
+
+    if fmt not in ("csv", "parquet") or output in (None, "-"):
+        raise AuditUsageError("batches (--batch-size, or a folder of Parquet files) are written as --format csv or "
+                              "parquet with -o FILE (and --findings FILE); the other formats need the whole input "
+                              "at once")
+    if mlflow_uri or statistics:
+        raise AuditUsageError(f"{'--mlflow' if mlflow_uri else '--statistics'} does not work in batches "
+                              f"(--batch-size, or a folder input)")
+    catalog = _user_catalog(catalog_file)
+
+    def audit_one(claims: Any) -> Any:
+        from audit.api import _catalog_prefill
+        from audit.pipeline import audit_claims
+
+        result = audit_claims(claims, config, catalog, prefill=_catalog_prefill(claims, catalog))
+        if codes is not None:
+            from audit.selection import apply
+
+            result = apply(result, codes)
+        return result
+
+    try:
+        options = ReadOptions(sheet=sheet, maps=resolve_maps(columns_map, profile))
+        total = count_rows(input_files(inputs))
+        show = not quiet and total is not None and bool(getattr(sys.stderr, "isatty", lambda: False)())
+        # A progress bar only on a terminal (click's: off the terminal it would still print its label).
+        bar = click.progressbar(length=total, label="auditing", file=sys.stderr, show_pos=True) if show else None
+        with bar if bar is not None else contextlib.nullcontext():
+            summary = stream_check(inputs, output, fmt, findings_path, config, batch_size or DEFAULT_BATCH_SIZE,
+                                   options, progress=None if bar is None else bar.update, audit=audit_one)
+    except LoadError as exc:
+        if click.get_current_context().find_root().obj.get("debug"):
+            traceback.print_exc()
+        raise AuditUsageError(str(exc)) from None
+    except OSError as exc:  # the output: no space left, permission denied
+        from audit.reading.paths import os_error
+
+        raise AuditUsageError(f"cannot write {output}: {os_error(exc)}") from None
+    if not quiet:
+        _say_how_it_was_read(summary)
+        s = summary.as_dict()
+        counts = ", ".join(f"{v} {k}" for k, v in s["status"].items())
+        written = output + (f" and {findings_path}" if findings_path else "")
+        click.echo(f"{s['claims']} claims in {summary.batches} batches: {counts}; report written to {written}",
+                   err=True)
+    levels = fail_levels(fail_on)
+    sys.exit(1 if any(summary.status.get(s, 0) for s in levels) else 0)
+
+
+def _settings_option(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Callback of the eager ``--config`` and ``--isolated``: once both are known, read the settings file and give
+    its values to click as the command's ``default_map``, so that the command line overrides them."""
+    ctx.meta[f"train_audit.{param.name}"] = value
+    if "train_audit.config_file" in ctx.meta and "train_audit.isolated" in ctx.meta:
+        _load_settings(ctx, ctx.meta["train_audit.config_file"], ctx.meta["train_audit.isolated"])
+    return value
+
+
+def _load_settings(ctx: click.Context, config_file: str | None, isolated: bool) -> None:
+    from audit import settings
+
+    if isolated:
+        if config_file:
+            raise AuditUsageError("--config and --isolated ask for opposite things; give one")
+        return
+    try:
+        path = Path(config_file) if config_file else settings.find()
+        if path is None:
+            return
+        found = settings.read(path)
+        ctx.default_map = {**(ctx.default_map or {}), **settings.default_map(found, ctx.command, ctx)}
+    except settings.SettingsError as exc:
+        raise AuditUsageError(_printable(str(exc))) from None
+    ctx.meta["train_audit.settings_path"] = path
+
+
+def _say_which_settings(quiet: bool) -> None:
+    path = click.get_current_context().meta.get("train_audit.settings_path")
+    if path is not None and not quiet:
+        click.echo(f"train-audit: note: settings from {_printable(str(path))}", err=True)
+
+
+def _selection(select: tuple[str, ...], ignore: tuple[str, ...], extend_select: tuple[str, ...]
+               ) -> frozenset[str] | None:
+    """The rules to report (None: all), from ``--select``, ``--ignore`` and ``--extend-select``."""
+    if not (select or ignore or extend_select):
+        return None
+    from audit.selection import SelectionError, enabled
+
+    try:
+        return enabled(select, ignore, extend_select)
+    except SelectionError as exc:
+        raise AuditUsageError(str(exc)) from None
+
+
+def _statistics(result: Any, fmt: str) -> str:
+    """``--statistics``: one line per rule with findings worse than ok (phases' included), most first, as ruff
+    prints them: count, code, name, and the count by severity; a JSON list with ``--format json``."""
+    from audit.records import summary
+    from audit.report.ci import summary_line
+    from audit.rules import RULES
+
+    findings = result.findings[["rule", "severity"]].astype({"severity": str})
+    if result.phase_result is not None:
+        import pandas as pd
+
+        findings = pd.concat([findings, result.phase_result.findings[["rule", "severity"]].astype(
+            {"severity": str})], ignore_index=True)
+    counts = summary(result)["rules"]
+    by_severity = findings[findings["severity"] != "ok"].groupby(["rule", "severity"]).size()
+    rows = []
+    for code, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        parts = {s: int(by_severity.get((code, s), 0)) for s in ("error", "warning", "info")}
+        rows.append({"code": code, "name": RULES[code].name, "count": count, **parts})
+    if fmt == "json":
+        from audit.report import json_out
+
+        return json_out.dumps(rows)
+    width = max([len(r["name"]) for r in rows], default=0)
+    lines = [f"{r['count']:>7}  {r['code']}  {r['name']:<{width}}  "
+             + ", ".join(f"{r[s]} {s}" for s in ("error", "warning", "info") if r[s]) for r in rows]
+    return "\n".join([*lines, summary_line(result)]) + "\n"
 
 
 #: Unread columns named per file on stderr; the rest are counted (all are in ``Claims.unread_columns``).
@@ -446,6 +639,33 @@ def _estimate_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
+def _user_catalog(path: str | None) -> Any:
+    """The catalog with the rows of ``--catalog FILE`` (None without the option); a bad file is a usage error
+    naming the file, row and field (exit 2)."""
+    if path is None:
+        return None
+    from audit.catalog_file import CatalogFileError, load_catalog_file
+
+    try:
+        return load_catalog_file(path)
+    except CatalogFileError as exc:
+        raise AuditUsageError(f"--catalog {exc}") from None
+
+
+def _check_references(choices: dict[str, str | None]) -> None:
+    """``--grid``, ``--site`` and ``--price-from`` name rows of the reference data (else exit 2 with the keys)."""
+    from audit.planning import REFERENCE_OPTIONS
+    from audit.reference import keys
+
+    for option, key in choices.items():
+        if key is None:
+            continue
+        kind = REFERENCE_OPTIONS[option][1]
+        if key.strip().lower() not in keys(kind):
+            raise AuditUsageError(f"--{option.replace('_', '-')} {key!r}: not in audit/data/energy_reference.csv; "
+                                  f"known: {', '.join(keys(kind))}")
+
+
 def _check_estimate_inputs(given: dict[str, Any]) -> None:
     """Refuse values that cannot be used before anything is computed (exit 2): unreadable or out of range, and
     a utilization above 1 (written as a percentage without %)."""
@@ -468,28 +688,68 @@ def _check_estimate_inputs(given: dict[str, Any]) -> None:
 @click.option("--convention", type=_LazyChoice(_conventions), default="auto",
               show_default=True, help="FLOPs per token when an architecture is given.")
 @click.option("--causal-halving", is_flag=True, help="Halve the attention FLOPs for causal masking.")
-@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text",
+              show_default=True, help="html: a sweep's table and plots as one page.")
 @click.option("-v", "--verbose", is_flag=True, help="Show the datasheet sources of catalog figures.")
-def estimate(fmt: str, convention: str, causal_halving: bool, verbose: bool, **quantities: Any) -> None:
+@click.option("--grid", default=None, metavar="REGION",
+              help="Carbon intensity from the reference data (audit/data/energy_reference.csv): world, us, eu, ...")
+@click.option("--site", default=None, metavar="KIND",
+              help="PUE from the reference data: hyperscale, industry-average, google-fleet, chips-only.")
+@click.option("--price-from", default=None, metavar="KEY",
+              help="Price per chip-hour from the reference data (e.g. h100-on-demand-aws-2024).")
+@click.option("--catalog", "catalog_file", default=None, metavar="FILE",
+              help="Your accelerators (CSV or JSON, schemas/catalog.schema.json).")
+@click.option("-o", "--output", default=None, help="Write to this file ('-' or omitted: standard output).")
+def estimate(fmt: str, convention: str, causal_halving: bool, verbose: bool, grid: str | None, site: str | None,
+             price_from: str | None, catalog_file: str | None, output: str | None, **quantities: Any) -> None:
     """Solve for everything the given quantities determine.
 
     Example: train-audit estimate --params 70B --tokens 1.4T --hardware H100 --chips 4096 --mfu 0.4
+
+    One quantity may be a sweep: a list (--chips 1024,2048,4096) or a range (--mfu 0.3:0.5:0.05); the answer is
+    then a table (text), rows (json) or a page with plots (html). Energy, CO2 and cost come from a power per
+    chip (default: the accelerator's TDP, an upper bound, said so), PUE, carbon intensity and price, stated or
+    chosen from the reference data (--grid, --site, --price-from).
     """
     from audit.api import estimate as run_estimate
+    from audit.planning import SweepError, find_sweep
 
     given = {k: v for k, v in quantities.items() if v is not None}
     if not given:
         raise AuditUsageError("give at least one quantity, e.g. --params 70B --tokens 1.4T")
+    references = {"grid": grid, "site": site, "price_from": price_from}
+    _check_references(references)
+    catalog = _user_catalog(catalog_file)
+    config = _config(convention=convention, causal_halving=causal_halving)
+    try:
+        sweep = find_sweep(given)
+    except SweepError as exc:
+        raise AuditUsageError(str(exc)) from None
+    if sweep is not None:
+        runs = [{**given, sweep.name: value} for value in sweep.values]
+        for run in runs:
+            _check_estimate_inputs(run)
+        results = [run_estimate(run, config, catalog, references) for run in runs]
+        from audit.report import sweep as sweep_out
+
+        render = {"json": sweep_out.render_json, "html": sweep_out.render_html}.get(fmt, sweep_out.render_text)
+        write_output(render(sweep.name, sweep.values, results), output)
+        invalid = any(r.status.iat[0] == "invalid" for r in results)
+        sys.exit(EXIT_USAGE if invalid else EXIT_OK)
+    if fmt == "html":
+        raise AuditUsageError("--format html plots a sweep: give one quantity as a list (--chips 1024,2048) or a "
+                              "range (--mfu 0.3:0.5:0.05)")
     _check_estimate_inputs(given)
-    result = run_estimate(given, _config(convention=convention, causal_halving=causal_halving))
+    result = run_estimate(given, config, catalog, references)
     if fmt == "json":
         from audit.report import json_out
 
-        write_output(json_out.render_estimate(result), None)
+        write_output(json_out.render_estimate(result), output)
     else:
         from audit.report import text
 
-        write_output(text.render_estimate(result, _styler(_use_color(sys.stdout)), verbose=verbose), None)
+        write_output(text.render_estimate(result, _styler(_use_color(sys.stdout) and output is None),
+                                          verbose=verbose), output)
     invalid = result.status.iat[0] == "invalid"
     sys.exit(EXIT_USAGE if invalid else EXIT_OK)
 
@@ -497,12 +757,14 @@ def estimate(fmt: str, convention: str, causal_halving: bool, verbose: bool, **q
 @cli.command()
 @click.argument("query", required=False)
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def hardware(query: str | None, fmt: str) -> None:
+@click.option("--catalog", "catalog_file", default=None, metavar="FILE",
+              help="Your accelerators (CSV or JSON, schemas/catalog.schema.json), added or overriding.")
+def hardware(query: str | None, fmt: str, catalog_file: str | None = None) -> None:
     """List the accelerator catalog (or look up QUERY by name or alias)."""
+    from audit import jsontext as json_out  # the standard library only: no renderers, pandas or pyarrow
     from audit.catalog import load_catalog
-    from audit.report import json_out
 
-    catalog = load_catalog()
+    catalog = _user_catalog(catalog_file) or load_catalog()
     rows = list(catalog)
     if query:
         hit = catalog.lookup(query)
@@ -529,6 +791,14 @@ def hardware(query: str | None, fmt: str) -> None:
     if query and rows:
         a = rows[0]
         lines += ["", f"source (compute): {a.source_compute}", f"source (memory):  {a.source_memory}"]
+        if a.tdp_w == a.tdp_w:
+            lines.append(f"TDP:              {a.tdp_w:g} W ({a.source_tdp})")
+        from audit.catalog_file import extra_figure
+
+        for column, unit in (("price_per_chip_hour", "USD per chip-hour"), ("avg_power_w", "W average")):
+            own = extra_figure(catalog, a.id, column)
+            if own is not None:
+                lines.append(f"your catalog:     {own[0]:g} {unit} ({own[1]})")
         if a.notes:
             lines.append(f"notes: {a.notes}")
     else:
@@ -541,7 +811,7 @@ def hardware(query: str | None, fmt: str) -> None:
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def rules(code: str | None, fmt: str) -> None:
     """List the rules (or show one rule's documentation)."""
-    from audit.report import json_out
+    from audit import jsontext as json_out  # the standard library only: no renderers, pandas or pyarrow
     from audit.rules import RULES, all_rules
 
     selected = list(all_rules())
@@ -561,6 +831,67 @@ def rules(code: str | None, fmt: str) -> None:
     width = max(len(r.name) for r in selected)
     lines = [f"{r.code}  {r.name:<{width}}  {r.severity:<8} {r.summary()}" for r in selected]
     write_output("\n".join(lines) + "\n", None)
+
+
+@cli.command()
+@click.argument("code")
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.pass_context
+def explain(ctx: click.Context, code: str, fmt: str) -> None:
+    """Show rule CODE's documentation (the same as `train-audit rules CODE`)."""
+    ctx.invoke(rules, code=code, fmt=fmt)
+
+
+@cli.command()
+@click.argument("name", default="claims", metavar="[NAME]")
+def schema(name: str) -> None:
+    """Print a JSON Schema of the input (NAME: claims, the default; or another in schemas/)."""
+    from audit.resources import schema_path
+
+    folder = schema_path("claims.schema.json").parent
+    known = sorted(p.name[: -len(".schema.json")] for p in folder.glob("*.schema.json"))
+    if name not in known:
+        raise AuditUsageError(f"no schema {name!r}; one of: {', '.join(known)}")
+    write_output((folder / f"{name}.schema.json").read_text(encoding="utf-8"), None)
+
+
+@cli.command("diff")
+@click.argument("old", type=click.Path(dir_okay=True, allow_dash=False))
+@click.argument("new", type=click.Path(dir_okay=True, allow_dash=False))
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("-o", "--output", default=None, help="Write to this file ('-' or omitted: standard output).")
+@click.option("--key", type=click.Choice(["auto", "id", "name", "row"]), default="auto", show_default=True,
+              help="How claims are matched (auto: id when every claim gives one, else name, else row).")
+@click.option("--fail-on", default="fail", show_default=True, metavar="LEVEL[,unchecked]",
+              callback=lambda _c, _p, v: _fail_on(v),
+              help="Exit 1 when the new version brings a claim to this status that was not there before.")
+@click.option("--columns", "columns_map", default=None, metavar="MAP", type=click.Path(dir_okay=True),
+              help="A column map for both files.")
+@click.option("--profile", default=None, metavar="NAME", help="A built-in column profile for both files.")
+@click.option("--sheet", default=None, metavar="NAME|N", help="The sheet of .xlsx input to read.")
+def diff_command(old: str, new: str, fmt: str, output: str | None, key: str, fail_on: str,
+                 columns_map: str | None, profile: str | None, sheet: str | None) -> None:
+    """Show what changed from OLD to NEW (two versions of a claims file or database): claims added and removed,
+    figures changed, verdicts changed. Exit 0, or 1 when NEW brings a claim to --fail-on that was not there before,
+    2 for unusable input."""
+    import json as _json
+
+    from audit.api import check as run_check
+    from audit.diff import diff_results, exit_status, render_text
+    from audit.reading import LoadError
+
+    _check_targets(output, None, [old, new])
+    try:
+        results = [run_check([path], None, sheet=sheet, columns=columns_map, profile=profile) for path in (old, new)]
+    except LoadError as exc:
+        raise AuditUsageError(str(exc)) from None
+    for r in results:
+        _say_how_it_was_read(r.claims)
+    record = diff_results(results[0], results[1], key)
+    data = (_json.dumps(record, indent=2, ensure_ascii=False, default=str) + "\n" if fmt == "json"
+            else render_text(record))
+    write_output(data, output, (old, new))
+    sys.exit(exit_status(record, fail_on))
 
 
 def main() -> None:

@@ -6,7 +6,7 @@ import math
 from typing import Any, Callable
 
 import numpy as np
-import pandas as pd
+from audit.lazy import pandas as pd  # imported on first use: quick start-up
 
 __all__ = ["map_unique"]
 

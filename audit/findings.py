@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
-import pandas as pd
+from audit.lazy import pandas as pd  # imported on first use: quick start-up
 
 #: Severities of a finding, mildest first.
 SEVERITIES: tuple[str, ...] = ("ok", "info", "warning", "error")

@@ -88,7 +88,23 @@ def value(name: str, x: float | None, unit: bool = True) -> str:
         return f"{sig(x / 1e9, 4)} GB" if unit else sci(x)
     if name == "tokens_per_param":
         return sig(x, 4)
+    if kind in _ENERGY_UNITS:  # energy, power, emissions, money (issue 13)
+        return f"{_plain(x)} {_ENERGY_UNITS[kind]}".rstrip() if unit else _plain(x)
     return count(x)
+
+
+#: Units shown after the values of the energy, power, emissions and money quantities.
+_ENERGY_UNITS: dict[str, str] = {"power": "W", "energy": "MWh", "co2": "t CO2e", "usd": "USD",
+                                 "usd_rate": "USD/chip-h", "intensity": "kg CO2e/kWh", "ratio": ""}
+
+
+def _plain(x: float) -> str:
+    """A value of an energy, power, emissions or money quantity: 4 significant digits, thousands separated."""
+    if abs(x) >= 1e7:
+        return count(x)
+    if abs(x) >= 1000:
+        return f"{round_value(x):,.0f}"
+    return sig(x, 4)
 
 
 def operand(name: str, x: float) -> str:
@@ -103,6 +119,8 @@ def operand(name: str, x: float) -> str:
         return hours(x)
     if kind in ("days", "tokens_rate"):
         return sig(x, 4) if x < 1000 else count(x)
+    if kind in _ENERGY_UNITS:
+        return _plain(x)
     return count(x)
 
 

@@ -63,4 +63,4 @@ def _audit(claims: Claims, config: Config, catalog: Catalog, prefill: Mapping[st
         status = worst_status(status, phase_result.status, parent)  # a run is as bad as its worst phase
     return AuditResult(claims=ev.claims, config=config, q=ev.q, source=ev.source, how=ev.how, hardware=ev.hardware,
                        findings=ev.findings, status=status, explanations=explain(ev), architecture=ev.architecture,
-                       phase_result=phase_result, phase_parent=parent)
+                       phase_result=phase_result, phase_parent=parent, catalog=catalog)

@@ -50,10 +50,10 @@ QUANTITIES: tuple[Quantity, ...] = (
     Quantity("chip_hours", "Chip-hours", "h", "hours", "accelerator-hours (GPU-hours, TPU-hours)",
              ("gpu_hours", "tpu_hours", "accelerator_hours", "device_hours", "gpu_hrs")),
     Quantity("mfu", "MFU", "", "fraction", "model FLOPs utilization",
-             ("reported_mfu", "model_flops_utilization", "hardware_utilization_mfu"),
+             ("reported_mfu", "model_flops_utilization"),
              fraction=True),
     Quantity("hfu", "HFU", "", "fraction", "hardware FLOPs utilization",
-             ("reported_hfu", "hardware_flops_utilization", "hardware_utilization_hfu"), fraction=True),
+             ("reported_hfu", "hardware_flops_utilization"), fraction=True),
     Quantity("throughput_tokens_per_s", "Throughput", "tokens/s", "tokens_rate", "tokens per second, whole cluster",
              ("throughput", "tokens_per_s", "tokens_per_second", "tok_per_s")),
     Quantity("achieved_flops_per_chip", "Achieved FLOP/s per chip", "FLOP/s", "flops_rate",
@@ -90,13 +90,39 @@ QUANTITIES: tuple[Quantity, ...] = (
              ("dataset_size_tokens", "unique_tokens", "dataset_size", "corpus_tokens")),
     Quantity("dataset_size", "Dataset size", "", "count",
              "training examples (datapoints) the dataset holds: tokens for a language model (with domain), "
-             "images for a vision model", ("training_dataset_size", "training_dataset_size_gradients")),
+             "images for a vision model", ("training_dataset_size",)),
     Quantity("finetune_compute_flops", "Fine-tune compute", "FLOP", "flop",
              "compute of the fine-tuning alone (the hardware figures of a fine-tune describe this part)",
              ("finetune_compute", "finetune_flops", "fine_tune_compute_flops")),
     Quantity("trainable_params", "Trainable parameters", "", "count",
              "parameters updated by the optimizer (adapter fine-tunes such as LoRA train a small share)",
              ("n_trainable_params", "trainable_parameters")),
+    # Energy, emissions and cost (issue 13): energy = chip_hours · power · PUE, CO2 = energy · intensity,
+    # cost = chip_hours · price, cluster power = chips · power · PUE (rules E001-E004).
+    Quantity("power_w_per_chip", "Power per chip", "W", "power",
+             "average power per accelerator (the catalog's TDP is only its ceiling, E005)",
+             ("power_per_chip", "power_per_gpu", "gpu_power", "power_consumption", "power_consumption_w",
+              "avg_power_w", "power_w")),
+    Quantity("cluster_power_w", "Cluster power", "W", "power",
+             "power drawn by the whole training cluster (Epoch AI's 'Training power draw (W)')",
+             ("training_power_draw", "cluster_power", "power_draw", "training_power_draw_w")),
+    Quantity("pue", "PUE", "", "ratio", "data-centre power usage effectiveness (1.0: chips only)",
+             ("power_usage_effectiveness", "datacenter_pue", "data_center_pue")),
+    Quantity("energy_mwh", "Energy", "MWh", "energy", "training energy",
+             ("energy", "training_energy", "energy_consumption", "energy_mwh_total", "total_energy")),
+    Quantity("grid_kgco2_per_kwh", "Carbon intensity", "kg CO2e/kWh", "intensity",
+             "carbon intensity of the electricity",
+             ("carbon_intensity", "grid_intensity", "grid_carbon_intensity", "kgco2_per_kwh", "co2_per_kwh")),
+    Quantity("co2_tonnes", "Emissions", "t CO2e", "co2", "training emissions",
+             ("co2", "co2_t", "co2_emissions", "carbon_emitted", "carbon_emissions", "tco2eq", "tco2e",
+              "co2_eq_tonnes", "carbon_emitted_tco2eq", "emissions")),
+    Quantity("price_per_chip_hour", "Price per chip-hour", "USD/chip-h", "usd_rate", "rental price",
+             ("price_per_gpu_hour", "gpu_hour_price", "price_per_hour", "usd_per_gpu_hour", "cost_per_gpu_hour",
+              "price_per_chip_hour_usd")),
+    Quantity("cost_usd", "Cost", "USD", "usd", "training cost (a 2023-USD figure such as Epoch AI's is "
+             "compared as it is)",
+             ("cost", "training_cost", "compute_cost", "training_cost_usd",
+              "training compute cost (2023 USD)")),
     Quantity("flops_per_token", "FLOPs per token", "FLOP", "flop", "model FLOPs per token (forward + backward)",
              derived_only=True),
     Quantity("recompute_factor", "Recompute factor", "", "count", "hardware FLOPs / model FLOPs",
@@ -116,7 +142,8 @@ BY_NAME: dict[str, Quantity] = {q.name: q for q in QUANTITIES}
 
 #: Text fields of a claim.
 TEXT_FIELDS: tuple[str, ...] = ("id", "name", "source", "hardware", "precision", "activation_recompute", "mlp",
-                                "domain", "base_model", "finetune_method", "throughput_scope")
+                                "domain", "base_model", "finetune_method", "throughput_scope", "task",
+                                "architecture", "params_notes")
 
 TEXT_ALIASES: dict[str, tuple[str, ...]] = {
     "id": ("claim_id", "run_id", "key"),
@@ -131,7 +158,20 @@ TEXT_ALIASES: dict[str, tuple[str, ...]] = {
     "base_model": ("finetuned_from", "base", "parent_model"),
     "finetune_method": ("finetuning_method", "adapter", "peft_method"),
     "throughput_scope": ("throughput_per", "throughput_unit_scope"),
+    # Epoch AI's "Task" ("Protein or nucleotide language model (pLM/nLM)"): what the datapoints are.
+    "task": ("tasks", "task_type"),
+    # "dense", "moe", "mixture-of-experts": with a sparse model, N in C = 6ND is the active count.
+    "architecture": ("arch", "model_architecture", "architecture_type"),
+    # Epoch AI's "Parameters notes": where it says that a model is a mixture of experts.
+    "params_notes": ("parameters_notes", "parameter_notes", "param_notes"),
 }
+
+#: A mixture-of-experts model, as its architecture field or its parameter notes say it (Epoch AI's notes:
+#: "Mixture-of-Experts", "MoE", "22 billion activated parameters", "36B parameters active per inference",
+#: "sparse architecture"). A mention of another paper's MoE layer may match too; that only turns C = 6ND into
+#: the bound C ≤ 6·N_total·D, which still flags any compute above it.
+SPARSE_PATTERN: str = (r"mixture[- ]of[- ]experts|\bmoe\b|\bactivated? param|\bparam\w* (?:active|activated)\b"
+                       r"|sparse architecture|\bactive per\b|\bsparse(?:ly)?[- ]gated\b")
 
 #: Fine-tuning methods that train adapters only: the frozen weights hold no gradients or optimizer state.
 ADAPTER_METHODS: frozenset[str] = frozenset({"lora", "qlora", "adapter", "adapters", "prefix", "prefix-tuning",

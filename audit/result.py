@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from audit.catalog import Catalog, load_catalog
 from audit.claims import Claims
 from audit.config import Config
 
@@ -25,7 +26,8 @@ class AuditResult:
     - ``explanations``: long table of the known causes that fit each non-ok finding (:mod:`audit.explain`);
     - ``architecture``: FLOPs per token by every convention the claim's fields allow, and the one used;
     - ``phase_result`` and ``phase_parent``: a multi-phase run's phases, audited as claims, and the row of the
-      run each belongs to.
+      run each belongs to;
+    - ``catalog``: the accelerators used (:meth:`accelerators`).
     """
 
     claims: Claims
@@ -40,12 +42,18 @@ class AuditResult:
     architecture: pd.DataFrame
     phase_result: "AuditResult | None" = None
     phase_parent: np.ndarray | None = None
+    #: The accelerator catalog the audit used (None: the bundled one); a ``--catalog FILE`` adds rows to it.
+    catalog: Catalog | None = None
     #: Column arrays read by :meth:`cell`, filled on first use (rendering reads millions of cells).
     _columns: dict[tuple[str, str], np.ndarray] = field(default_factory=dict, init=False, repr=False,
                                                         compare=False)
     #: Positions of each finding's explanations, grouped on first use.
     _explanation_groups: dict[int, np.ndarray] = field(default_factory=dict, init=False, repr=False,
                                                        compare=False)
+
+    def accelerators(self) -> Catalog:
+        """The accelerator catalog the audit used (the bundled one unless a catalog file was given)."""
+        return self.catalog if self.catalog is not None else load_catalog()
 
     def cell(self, table: str, row: int, col: str) -> Any:
         """One value of ``q``, ``source``, ``how``, ``hardware``, ``architecture``, ``info`` or ``text``.

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 import numpy as np
-import pandas as pd
+from audit.lazy import pandas as pd  # imported on first use: quick start-up
 
 from audit import formatting as fmt
 from audit.columns import map_unique
@@ -271,6 +271,13 @@ class RelationRule(Rule):
         return None
 
     @classmethod
+    def upper_bound(cls, state: WorkState) -> np.ndarray | None:
+        """Rows on which the relation only bounds: its left-hand side (the first quantity, e.g. C) may fall below
+        the right-hand side by any factor, as the compute of a mixture-of-experts model whose active parameters are
+        not stated falls below 6·N_total·D (None: no such rows)."""
+        return None
+
+    @classmethod
     def tolerance_text(cls, config: Config) -> str | None:
         return _ratio_tolerance_text(cls, config)
 
@@ -393,7 +400,13 @@ class ComputeSixND(RelationRule):
     FLOP, millions for billions) or total parameters used for a mixture-of-experts model show up here first.
     6ND leaves out attention and embeddings, so agreement within about 25 % is expected (tolerance below).
 
+    A mixture-of-experts model that does not state its active parameters (its ``architecture``, its parameter
+    notes or an expert count say it is one) is held only to the bound C ≤ 6·N_total·D: a compute below it is
+    consistent with some share of the parameters active per token, and the finding says which share.
+
     **Example.** GPT-3: 6 × 174.6e9 × 300e9 = 3.14e23 FLOP; Brown et al. report 3.64e3 PF-days = 3.14e23. Pass.
+    DBRX (132B total, "36B parameters active", 12T tokens) with compute 2.6e24 and no active count given: 27 % of
+    6·N_total·D = 9.5e24, consistent with about 36B active parameters.
 
     **References.** Kaplan et al. 2020, *Scaling Laws for Neural Language Models*, Sec. 2.1 (C ≈ 6N per token);
     Hoffmann et al. 2022, *Training Compute-Optimal LLMs* (Chinchilla), Sec. 3.
@@ -412,6 +425,23 @@ class ComputeSixND(RelationRule):
     def applies(cls, state: WorkState) -> np.ndarray | None:
         # A fine-tune's total compute includes the base model's, whose tokens the claim does not give (C017).
         return ~state.finetune()
+
+    @classmethod
+    def upper_bound(cls, state: WorkState) -> np.ndarray | None:
+        # A mixture-of-experts claim without its active count: 6·N_total·D only bounds the compute from above.
+        return state.sparse() & np.isnan(state.col("active_params"))
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        if f["detail"] != "upper-bound":
+            return super().message(result, f)
+        row = int(f["row"])
+        c, n, d = (float(result.cell("q", row, name)) for name in ("compute_flops", "params", "tokens"))
+        share = c / (6.0 * n * d)
+        return (f"{label('compute_flops')} {fmt.value('compute_flops', c)} is {fmt.sig(share * 100)} % of 6·N·D = "
+                f"{fmt.value('compute_flops', 6.0 * n * d)} with N = {fmt.value('params', n)}, the total of a "
+                f"mixture-of-experts model (its active parameters are not stated): consistent if about "
+                f"{fmt.value('params', share * n)} parameters are active per token; state active_params to check it")
 
 
 class ChipHours(RelationRule):
@@ -1031,16 +1061,26 @@ class Outlier(Rule):
             return None
         implied_m = np.column_stack(implied)
         stated_claimed = (s0[candidates] == "claimed").to_numpy().sum(axis=1)
-        cands: list[tuple[str, ...]] = []
-        values: list[tuple[float, ...]] = []
-        for i in local:  # only claims with a disagreement and a culprit: few, each with its own suspects
-            which = np.flatnonzero(fit[i])
-            cands.append(tuple(names[j] for j in which))
-            values.append(tuple(float(implied_m[i, j]) for j in which))
-        single = np.array([len(c) == 1 for c in cands])
-        subject = np.array([c[0] if len(c) == 1 else "claim" for c in cands], dtype=object)
-        claimed = np.array([float(q0.at[i, c[0]]) if len(c) == 1 else np.nan for i, c in zip(local, cands)])
-        expected = np.where(single, [v[0] for v in values], np.nan)
+        # Each claim's suspects, grouped by their pattern (a handful of patterns, whatever the number of claims):
+        # one tuple of names per pattern, the implied values taken by whole columns.
+        fit_l = fit[local]
+        patterns, pattern_of = np.unique(fit_l, axis=0, return_inverse=True)
+        pattern_of = np.asarray(pattern_of).reshape(-1)
+        cands = np.empty(len(local), dtype=object)
+        values = np.empty(len(local), dtype=object)
+        first = np.zeros(len(local), dtype=int)
+        for k, pattern in enumerate(patterns):
+            which = np.flatnonzero(pattern)
+            at = np.flatnonzero(pattern_of == k)
+            names_k = tuple(names[j] for j in which)
+            cands[at] = [names_k] * len(at)
+            values[at] = list(map(tuple, implied_m[local[at]][:, which].tolist()))
+            first[at] = which[0]
+        single = fit_l.sum(axis=1) == 1
+        subject = np.where(single, np.array(names, dtype=object)[first], "claim").astype(object)
+        stated_m = q0[names].to_numpy(dtype=float)
+        claimed = np.where(single, stated_m[local, first], np.nan)
+        expected = np.where(single, implied_m[local, first], np.nan)
         others = np.maximum(stated_claimed[local] - 1, 0)
         return findings_frame(bad_rows[local], cls.code, "info", subject, claimed, expected,
                               detail=others.astype(object), candidates=cands, implied=values)
@@ -1567,6 +1607,9 @@ class NoPeakForPrecision(Rule):
     settings), so the run is possible at an unpublished fraction of the bf16 peak; that is an info, the hardware
     checks skipped.
 
+    A precision the claim does not state is assumed (the chip's usual one); when the catalog lacks even that, the
+    finding is an info: the gap is the tool's, not the claim's.
+
     **Example.** ``hardware: A100, precision: fp8``: warning, no fp8 peak for the A100. ``TPU v3, fp32``: info.
 
     **References.** Vendor datasheets, per row of ``audit/data/accelerators.csv``; Google Cloud TPU
@@ -1586,11 +1629,19 @@ class NoPeakForPrecision(Rule):
         rows = np.flatnonzero((hw["accelerator"].notna() & hw["catalog_peak"].isna()).to_numpy(dtype=bool))
         precision = hw["precision"].to_numpy(dtype=object)[rows]
         tpu_fp32 = hw["tpu"].to_numpy(dtype=bool)[rows] & (precision == "fp32")
-        return findings_frame(rows, cls.code, np.where(tpu_fp32, "info", "warning"), "precision", detail=precision)
+        # A precision the claim did not state is the tool's assumption, not the claim's: a catalog without that
+        # peak says nothing against the claim (AlphaGo on TPU v1, an int8 chip, with bf16 assumed).
+        assumed = hw["precision_assumed"].to_numpy(dtype=bool)[rows]
+        severity = np.where(tpu_fp32 | assumed, "info", "warning")
+        detail = np.where(assumed & ~tpu_fp32, precision.astype(str) + " (assumed)", precision)
+        return findings_frame(rows, cls.code, severity, "precision", detail=detail)
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
         name = result.cell("hardware", int(f["row"]), "accelerator_name")
+        if f["severity"] == "info" and str(f["detail"]).endswith("(assumed)"):
+            return (f"precision not stated, and the catalog has no {str(f['detail']).split()[0]} peak for {name} "
+                    f"(the usual precision assumed); state the precision to check the hardware figures")
         if f["severity"] == "info":
             return (f"fp32 on {name}: its matrix units run fp32 as several bf16 passes at an unpublished rate; "
                     f"hardware checks skipped")
@@ -1643,14 +1694,12 @@ class DuplicateId(Rule):
     severity = "warning"
 
 
-#: The order the engine applies relations in: the first relation able to derive a quantity derives it.
-#: Architecture FLOPs (C007) come before 6ND (C001) so that compute derived from an architecture uses it;
-#: throughput (C011) before hardware (C003) so MFU from end-to-end chip-hours is checked against the
-
     @classmethod
     def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
         ids = state.claims.info["id"]
         dup = ids.duplicated(keep="first") & state.claims.info["id_given"]
+        if "id_seen" in state.claims.info:  # an id used in an earlier batch of a stream (audit/stream.py)
+            dup = dup | (state.claims.info["id_seen"].astype(bool) & state.claims.info["id_given"])
         rows = np.flatnonzero(dup.to_numpy(dtype=bool))
         return findings_frame(rows, cls.code, "warning", "id", detail=ids.to_numpy(dtype=object)[rows])
 
@@ -1659,5 +1708,578 @@ class DuplicateId(Rule):
         return f"duplicate id {f['detail']!r}: also used by an earlier claim"
 
 
+class TpuSixteenBit(Rule):
+    """"FP16" on a TPU is read as bfloat16, the TPU's 16-bit format.
+
+    **What it checks.** Nothing about the figures: it says how the precision was read. TPUs (v2 onwards) multiply
+    in bfloat16 and have no IEEE fp16 matrix units, so a run "in FP16" on a TPU ran in bfloat16; its peak is the
+    bf16 peak.
+
+    **Why it matters.** Without this reading every such claim would look impossible (no fp16 peak) and nothing
+    about its hardware could be checked.
+
+    **Example.** Epoch AI's EfficientNetV2-XL: TPU v3, numerical format FP16: read as bf16 (123 TFLOP/s per chip).
+
+    **References.** Google Cloud TPU documentation, "The bfloat16 numerical format" (TPUs support bfloat16 for
+    matrix multiplication; IEEE half precision is not a matrix-unit format).
+    """
+
+    code = "H006"
+    note = True
+    name = "tpu-16-bit"
+    quantity = "precision"
+    formula = "precision(TPU, fp16) = bf16"
+    severity = "info"
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        read = state.hardware["precision_read"].to_numpy(dtype=object) if "precision_read" in state.hardware else None
+        if read is None:
+            return None
+        rows = np.flatnonzero(pd.notna(read))
+        return findings_frame(rows, cls.code, "info", "precision", detail=read[rows])
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        name = result.cell("hardware", int(f["row"]), "accelerator_name")
+        return f"precision {f['detail']} on {name} read as bf16: a TPU's 16-bit matrix format is bfloat16"
+
+
+class ValueNotUsed(Rule):
+    """A cell was read as *not stated*, and why.
+
+    **What it checks.** Nothing about the figures: it says where a cell that holds something was not used as a
+    figure, so that no value is dropped without a word. A fine-tune compute of 0 means "no fine-tuning" (Epoch
+    AI writes it so); a cell listing several different figures ("2260275840,2290000001") gives alternatives, not
+    one value; the same figure listed twice is read as that figure.
+
+    **Why it matters.** Such cells are common in curated databases and are not errors of the claim: reporting
+    them as invalid would void an honest row, using one of the figures silently would check the wrong thing.
+
+    **Example.** Epoch AI's AbLang row, dataset size "2260275840,2290000001": not used, said so; the row's other
+    figures are audited.
+
+    **References.** Epoch AI, *Notable AI Models* documentation (fields and their conventions).
+    """
+
+    code = "V003"
+    note = True
+    name = "value-not-used"
+    quantity = "claim"
+    formula = "cell read as not stated"
+    severity = "info"
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        readings = getattr(state.claims, "readings", None)
+        if readings is None or readings.empty:
+            return None
+        return findings_frame(readings["row"].to_numpy(dtype=int), cls.code, "info",
+                              readings["field"].to_numpy(dtype=object), detail=readings["message"].to_numpy(dtype=object))
+
+
 __all__ = ["Rule", "RelationRule", "Relation", "RULES", "register", "unregister", "all_rules", "relation_rules",
            "rules_of_stage", "severity_of_ratio"]
+
+
+# ------------------------------------------------------------------------- energy, cost, carbon (issue 13)
+
+from audit import reference as _reference  # noqa: E402  (reference data with sources; no rule module imports it)
+
+#: Whole-server power per accelerator over the accelerator's TDP: NVIDIA DGX A100 draws at most 6.5 kW for
+#: 8 × 400 W GPUs (2.03x), DGX H100 10.2 kW for 8 × 700 W (1.82x) (NVIDIA DGX A100 and DGX H100 datasheets).
+#: A figure per accelerator above TDP × PUE but within this factor includes the host servers; above it, nothing
+#: in the building could draw it.
+SERVER_OVER_TDP = 2.1
+#: Average power below this share of TDP is implausible for a training run (accelerators at work draw 50-95 %
+#: of TDP; Patterson et al. 2021, Table 4: measured averages 0.3-0.9 of TDP on V100, A100 and TPU v3).
+LOW_SHARE_OF_TDP = 1.0 / 3.0
+#: Quantities that state an energy figure: a claim stating one of these is checked by E005 and gets the PUE
+#: default (E008).
+_ENERGY_FIGURES = ("energy_mwh", "power_w_per_chip", "cluster_power_w", "co2_tonnes")
+
+
+def _tdp_watts(state: WorkState) -> np.ndarray:
+    """The catalog TDP of each claim's accelerator (NaN for a mix, an unknown part or no TDP)."""
+    catalog = state.catalog
+
+    def tdp(aid: Any) -> float:
+        if aid is None or aid != aid:
+            return np.nan
+        value = catalog.by_id(aid).tdp_w
+        return float(value) if value == value and value else np.nan
+
+    return map_unique(state.hardware["accelerator"], tdp).to_numpy(dtype=float)
+
+
+def _stated(state: WorkState, *names: str) -> np.ndarray:
+    """Rows where the claim states at least one of ``names``."""
+    out = np.zeros(len(state.q), dtype=bool)
+    for name in names:
+        out |= state.source[name].to_numpy(dtype=object) == "claimed"
+    return out
+
+
+class PUEAssumed(Rule):
+    """Without a stated PUE, energy figures are checked as chip energy: PUE 1.0 is assumed, and said.
+
+    **What it checks.** Nothing by itself: when a claim states an energy, power, cluster-power or emissions
+    figure but no ``pue``, the relations E001 and E004 need one; 1.0 (the accelerators' own energy, no
+    data-centre overhead) is used and this note says so on the claim.
+
+    **Why it matters.** A facility figure includes cooling and power conversion (hyperscale PUE 1.1-1.2, an
+    average site 1.56): a ratio of that size between a stated energy and chip-hours × power is the PUE, and
+    the reader should know which was assumed.
+
+    **Example.** Llama 2 states GPU-hours, 400 W and tCO2eq but no PUE (its emissions leave out cooling):
+    PUE 1.0 assumed.
+
+    **References.** Uptime Institute Global Data Center Survey 2024 (average PUE 1.56); Google Environmental
+    Report 2024 (fleet PUE 1.10); ``audit/data/energy_reference.csv``.
+    """
+
+    code = "E008"
+    name = "pue-assumed"
+    quantity = "pue"
+    formula = "PUE = 1.0 (assumed: chips only)"
+    severity = "info"
+    stage = "prefill"
+    note = True
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        need = _stated(state, *_ENERGY_FIGURES) & np.isnan(state.col("pue"))
+        rows = np.flatnonzero(need)
+        state.set_derived("pue", np.where(need, 1.0, np.nan), cls.code)
+        return findings_frame(rows, cls.code, "info", "pue", 1.0, np.nan, detail="assumed")
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        return ("PUE not stated: 1.0 assumed (the accelerators' own energy, no data-centre overhead); a hyperscale "
+                "site adds 10-20 %, an average one 56 % (Uptime Institute 2024)")
+
+
+class EnergyFromPower(RelationRule):
+    """Training energy is chip-hours times average power per chip times PUE: E = chip_hours · P · PUE / 10⁶.
+
+    **What it checks.** A stated energy (MWh) against the chip-hours, the stated average power per accelerator
+    (W) and the PUE (stated, else 1.0, said by E008); with one missing it derives it (the energy of a claim that
+    states a power; the average power of one that states an energy).
+
+    **Why it matters.** GPU-hours written where wall-clock hours were meant (or the reverse) show up as an
+    energy off by the chip count (8x or more); a facility energy compared with chip power differs by the PUE.
+
+    **Example.** PaLM 540B: 8,404,992 TPU v4 chip-hours (6,144 chips × 1,200 h + 3,072 × 336 h) × 378.5 W ×
+    PUE 1.08 / 10⁶ = 3,435.8 MWh.
+
+    **References.** Chowdhery et al. 2022 (PaLM), carbon footprint section (378.5 W measured per TPU v4 chip,
+    PUE 1.08); Patterson et al. 2021, *Carbon Emissions and Large Neural Network Training*, Sec. 2.
+    """
+
+    code = "E001"
+    name = "energy-from-power"
+    quantity = "energy_mwh"
+    formula = "E = chip_hours · P · PUE / 10⁶"
+    relation = Relation((("energy_mwh", 1.0), ("chip_hours", -1.0), ("power_w_per_chip", -1.0), ("pue", -1.0)),
+                        1e-6)
+    subjects = ("energy_mwh", "power_w_per_chip", "chip_hours")
+    symbols = {"energy_mwh": "E_MWh", "chip_hours": "chip_hours", "power_w_per_chip": "P_W", "pue": "PUE"}
+    order = 210
+
+
+class EmissionsFromEnergy(RelationRule):
+    """Emissions are energy times the grid's carbon intensity: CO2 (t) = E (MWh) · intensity (kg/kWh).
+
+    **What it checks.** Stated emissions against the energy (stated, or derived by E001) and the carbon intensity
+    of the electricity; with one missing it derives it. A derived intensity is checked for plausibility (E006).
+
+    **Why it matters.** Hugging Face's ``co2_eq_emissions`` is in grams and people write kilograms there;
+    kilograms for tonnes is 1000x. Either shows here, or as an impossible intensity.
+
+    **Example.** PaLM 540B: 3,435.8 MWh × 0.079 t/MWh = 271.43 tCO2e, as reported. Llama 2 70B:
+    1,720,320 GPU-hours × 400 W = 688.128 MWh; 291.42 tCO2eq / 688.128 MWh = 0.4235 kg/kWh.
+
+    **References.** Chowdhery et al. 2022 (PaLM), carbon footprint section; Touvron et al. 2023 (Llama 2),
+    Table 2; Patterson et al. 2021, Sec. 2.
+    """
+
+    code = "E002"
+    name = "emissions-from-energy"
+    quantity = "co2_tonnes"
+    formula = "CO2 = E · intensity"
+    relation = Relation((("co2_tonnes", 1.0), ("energy_mwh", -1.0), ("grid_kgco2_per_kwh", -1.0)), 1.0)
+    subjects = ("co2_tonnes", "grid_kgco2_per_kwh", "energy_mwh")
+    symbols = {"co2_tonnes": "CO2_t", "energy_mwh": "E_MWh", "grid_kgco2_per_kwh": "intensity"}
+    order = 220
+
+
+class CostFromPrice(RelationRule):
+    """Training cost is chip-hours times the price per chip-hour: cost = chip_hours · price.
+
+    **What it checks.** A stated cost (USD) against the chip-hours and a stated rental price per accelerator-hour;
+    with one missing it derives it (a derived price is checked for plausibility, E007). A cost in 2023 USD
+    (Epoch AI's ``Training compute cost (2023 USD)``) is compared as it is: inflation from 2020 to 2023 is about
+    19 % (US CPI-U), far inside the tolerance.
+
+    **Why it matters.** A total that is not hours × price was computed with other hours (a phase left out,
+    GPU-days for GPU-hours) or another price.
+
+    **Example.** DeepSeek-V3: 2.788M H800 GPU-hours × USD 2 = USD 5.576M, as reported.
+
+    **References.** DeepSeek-AI 2024, *DeepSeek-V3 Technical Report*, Table 1; Epoch AI, *Data on Notable AI
+    Models*, "Training compute cost (2023 USD)".
+    """
+
+    code = "E003"
+    name = "cost-from-price"
+    quantity = "cost_usd"
+    formula = "cost = chip_hours · price"
+    relation = Relation((("cost_usd", 1.0), ("chip_hours", -1.0), ("price_per_chip_hour", -1.0)), 1.0)
+    subjects = ("cost_usd", "price_per_chip_hour", "chip_hours")
+    symbols = {"cost_usd": "cost", "chip_hours": "chip_hours", "price_per_chip_hour": "price"}
+    order = 230
+
+
+class ClusterPower(RelationRule):
+    """The cluster's power is chips times average power per chip times PUE: P_cluster = chips · P · PUE.
+
+    **What it checks.** A stated cluster power (Epoch AI's ``Training power draw (W)``) against the chips, a
+    stated power per chip and the PUE; with the power per chip missing it derives it, and E005 compares it with
+    the accelerator's TDP.
+
+    **Why it matters.** A cluster power is the figure energy is computed from; one that is not chips × power
+    was computed for another cluster size.
+
+    **Example.** Epoch AI, EXAONE 4.0 (32B): 701,356 W / 512 H200 = 1,370 W per GPU, 1.96x the 700 W TDP:
+    Epoch's figure includes the servers and the data centre.
+
+    **References.** Epoch AI, *Data on Notable AI Models*, "Training power draw (W)"; NVIDIA DGX H100
+    datasheet (10.2 kW for 8 GPUs).
+    """
+
+    code = "E004"
+    name = "cluster-power"
+    quantity = "cluster_power_w"
+    formula = "P_cluster = chips · P · PUE"
+    relation = Relation((("cluster_power_w", 1.0), ("chips", -1.0), ("power_w_per_chip", -1.0), ("pue", -1.0)),
+                        1.0)
+    subjects = ("cluster_power_w", "power_w_per_chip")
+    symbols = {"cluster_power_w": "P_cluster", "chips": "chips", "power_w_per_chip": "P_W", "pue": "PUE"}
+    order = 205
+
+
+class EnergyWithinTDP(Rule):
+    """Energy per chip-hour is bounded by the accelerator's TDP: E ≤ chip_hours · TDP · PUE (servers aside).
+
+    **What it checks.** The power per accelerator a claim's energy implies (energy / chip-hours, else the stated
+    power × PUE) against the catalog TDP × PUE. Above TDP × PUE × 2.1 is impossible (a DGX server draws at most
+    about 2x its GPUs' TDP: the figure is for more hardware, or GPU-hours were taken for wall-clock hours; with
+    the PUE not stated, an average site's 1.56 is allowed on top); above
+    TDP × PUE it includes the host servers (info); below a third of TDP it is implausible for training (warning);
+    exactly TDP × hours (the stated power is the TDP) is an upper bound, not a measurement, and confirms nothing
+    independent (info).
+
+    **Why it matters.** An energy figure ten times below what the GPU-hours allow passes every relation that
+    only ties it to itself; the datasheet is the independent figure.
+
+    **Example.** Llama 2 70B: 400 W stated on A100-80GB (TDP 400 W): the energy 688.128 MWh is TDP × hours.
+    Info. An energy of 68.8 MWh for the same hours is 40 W per GPU: warning.
+
+    **References.** NVIDIA A100 and H100 datasheets (TDP); NVIDIA DGX A100 (6.5 kW) and DGX H100 (10.2 kW)
+    datasheets; Patterson et al. 2021, Table 4 (measured average power).
+    """
+
+    code = "E005"
+    name = "energy-within-tdp"
+    quantity = "energy_mwh"
+    formula = "E / chip_hours ≤ TDP · PUE"
+    severity = "error"
+    show_formula = True
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        tdp, pue, hours = _tdp_watts(state), state.col("pue"), state.col("chip_hours")
+        energy, power = state.col("energy_mwh"), state.col("power_w_per_chip")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            from_energy = energy * 1e6 / hours
+            per_chip = np.where(np.isfinite(from_energy), from_energy, power * pue)
+            bound = tdp * pue
+            ratio = per_chip / bound
+        rows = np.flatnonzero(_stated(state, *_ENERGY_FIGURES) & np.isfinite(ratio) & (ratio > 0))
+        r = ratio[rows]
+        # The precision of the figures the ratio is made of: E / (chip_hours · TDP · PUE), or P / TDP (PUE cancels).
+        lam = np.where(np.isfinite(from_energy), state.slack("energy_mwh", "chip_hours", "pue"),
+                       state.slack("power_w_per_chip"))[rows] + _SLACK
+        power_is_tdp = (state.source["power_w_per_chip"].to_numpy(dtype=object)[rows] == "claimed") & (
+            np.abs(power[rows] - tdp[rows]) <= 1e-9 * tdp[rows])
+        exact = power_is_tdp | (np.abs(np.log(r)) <= 1e-9)
+        # Without a stated PUE (1.0 assumed), the figure may include an average site's overhead (PUE 1.56).
+        assumed = (state.how["pue"].to_numpy(dtype=object)[rows] == PUEAssumed.code)
+        site = np.where(assumed, _reference.reference("pue", "industry-average").value, 1.0)
+        detail = np.where(np.log(r) > np.log(SERVER_OVER_TDP * site) + lam, "impossible",
+                          np.where(np.log(r) > lam, "servers",
+                                   np.where(exact, "tdp", np.where(np.log(r) < math.log(LOW_SHARE_OF_TDP) - lam,
+                                                                   "low", "ok"))))
+        sev = pd.Series(detail).map({"impossible": "error", "servers": "info", "tdp": "info", "low": "warning",
+                                     "ok": "ok"}).to_numpy(dtype=object)
+        return findings_frame(rows, cls.code, sev, "power_w_per_chip", per_chip[rows], bound[rows], detail=detail)
+
+    @classmethod
+    def tolerance_text(cls, config: Config) -> str | None:
+        return (f"error above {fmt.sig(SERVER_OVER_TDP)}x TDP × PUE (whole DGX servers draw at most about 2x "
+                f"their GPUs' TDP), info above TDP × PUE (host servers included) or at exactly TDP × hours, "
+                f"warning below {fmt.sig(LOW_SHARE_OF_TDP, 3)} of it (accelerators in training draw 50-95 % of TDP)")
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        row = int(f["row"])
+        p, bound = float(f["claimed"]), float(f["expected"])
+        pue = float(result.cell("q", row, "pue"))
+        tdp = bound / pue
+        accel = result.cell("hardware", row, "accelerator_name")
+        assumed = " (PUE 1.0 assumed)" if result.cell("how", row, "pue") == "E008" else ""
+        base = (f"{fmt.sig(p, 4)} W per accelerator against the {accel}'s TDP {fmt.sig(tdp, 4)} W × PUE "
+                f"{fmt.sig(pue, 3)}{assumed} (ratio {fmt.ratio(p / bound)})")
+        detail = f["detail"]
+        if detail == "impossible":
+            site = (f" × an average site's PUE {fmt.sig(_reference.reference('pue', 'industry-average').value)}"
+                    if assumed else "")
+            return (f"{base}: more than a whole server could draw per accelerator ({fmt.sig(SERVER_OVER_TDP)}x"
+                    f"{site}); "
+                    f"the energy is for more hardware, or GPU-hours were taken for wall-clock hours")
+        if detail == "servers":
+            return f"{base}: above the accelerator's TDP, so the figure includes host servers or the data centre"
+        if detail == "tdp":
+            return (f"{base}: the figure is TDP × hours, an upper bound rather than a measurement; it confirms "
+                    f"nothing independent of the GPU-hours")
+        if detail == "low":
+            return (f"{base}: below a third of TDP, implausible for training (an energy this low is for fewer "
+                    f"hours, or in kWh taken for MWh)")
+        return f"{base}: within TDP"
+
+    @classmethod
+    def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
+        row = int(f["row"])
+        pue = float(result.cell("q", row, "pue"))
+        return (f"P = E · 10⁶ / chip_hours (or P_W · PUE) = {fmt.sig(float(f['claimed']), 4)} W; "
+                f"TDP · PUE = {fmt.sig(float(f['expected']) / pue, 4)} × {fmt.sig(pue, 3)} = "
+                f"{fmt.sig(float(f['expected']), 4)} W")
+
+
+class _ReferenceBound(Rule):
+    """A quantity (stated or derived) against a plausible range from ``audit/data/energy_reference.csv``."""
+
+    severity = "error"
+    show_formula = True
+    #: Reference keys (kind, low key or None, high key) of the range.
+    bounds: ClassVar[tuple[str, str | None, str]]
+    #: Stated quantities that make the check apply.
+    triggers: ClassVar[tuple[str, ...]]
+    #: Severity above the high bound and below the low one.
+    above: ClassVar[str] = "error"
+    below: ClassVar[str] = "warning"
+
+    @classmethod
+    def _range(cls) -> tuple[float, float]:
+        kind, low, high = cls.bounds
+        lo = _reference.reference(kind, low).value if low else 0.0
+        return lo, _reference.reference(kind, high).value
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        lo, hi = cls._range()
+        v = state.col(cls.quantity)
+        rows = np.flatnonzero(_stated(state, *cls.triggers) & np.isfinite(v) & (v > 0))
+        x = v[rows]
+        lam = state.precision[cls.quantity].to_numpy(dtype=float)[rows] + _SLACK
+        sev = np.where(np.log(x / hi) > lam, cls.above, np.where((lo > 0) & (np.log(x / max(lo, 1e-300)) < -lam),
+                                                                 cls.below, "ok"))
+        expected = np.where(x > hi, hi, np.where(x < lo, lo, hi))
+        detail = state.source[cls.quantity].to_numpy(dtype=object)[rows]
+        return findings_frame(rows, cls.code, sev.astype(object), cls.quantity, x, expected, detail=detail)
+
+    @classmethod
+    def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
+        lo, hi = cls._range()
+        low = f"{fmt.value(cls.quantity, lo)} ≤ " if lo > 0 else ""
+        return (f"{low}{label(cls.quantity)} ≤ {fmt.value(cls.quantity, hi)}: "
+                f"{fmt.value(cls.quantity, float(f['claimed']))}")
+
+
+def _origin(result: "AuditResult", f: FindingRow) -> str:
+    """Where a bounded value came from: stated, implied by a relation, or another derivation's note."""
+    if f["detail"] == "claimed":
+        return "stated"
+    how = str(result.cell("how", int(f["row"]), str(f["quantity"])))
+    rule = RULES.get(how)
+    if rule is not None and issubclass(rule, RelationRule):
+        others = [label(q) for q in rule.relation.quantities if q != f["quantity"]]
+        return f"implied by {', '.join(others)} ({rule.code})"
+    return how
+
+
+class CarbonIntensityPlausible(_ReferenceBound):
+    """A carbon intensity, stated or implied by emissions and energy, is at most about 1.2 kg CO2e per kWh.
+
+    **What it checks.** The intensity a claim states, or the one its emissions and energy imply (E002), against
+    the dirtiest electricity there is (lignite, about 1.0-1.2 kg/kWh over its life cycle).
+
+    **Why it matters.** Emissions in kilograms written as tonnes, or grams (Hugging Face's ``co2_eq_emissions``)
+    read as kilograms, give an intensity 1000x too high; nothing else can.
+
+    **Example.** Llama 2 70B: 291.42 t / 688.128 MWh = 0.4235 kg/kWh: ok. The same row with 291,420 (kg
+    written in the tonnes column): 423.5 kg/kWh: error.
+
+    **References.** IPCC AR5 WG3 Annex III, Table A.III.2 (life-cycle emissions of coal 740-910 g/kWh);
+    Ember, Global Electricity Review 2024 (world 481 g/kWh in 2023).
+    """
+
+    code = "E006"
+    name = "carbon-intensity-plausible"
+    quantity = "grid_kgco2_per_kwh"
+    formula = "intensity ≤ 1.2 kg CO2e/kWh"
+    bounds = ("grid", None, "max-plausible")
+    triggers = ("co2_tonnes", "grid_kgco2_per_kwh")
+
+    @classmethod
+    def tolerance_text(cls, config: Config) -> str | None:
+        return "error above 1.2 kg CO2e/kWh (no grid emits more than its dirtiest plant: lignite)"
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        v = fmt.value(cls.quantity, float(f["claimed"]))
+        how = _origin(result, f)
+        if f["severity"] == "error":
+            return (f"Carbon intensity {v} ({how}) is above any grid's (at most about 1.2 kg CO2e/kWh): emissions "
+                    f"in kg or g where tonnes belong?")
+        return f"Carbon intensity {v} ({how}) is within what grids emit"
+
+
+class PricePlausible(_ReferenceBound):
+    """A price per accelerator-hour, stated or implied by a cost, lies between about USD 0.01 and 40.
+
+    **What it checks.** The rental price a claim states, or the one its cost and chip-hours imply (E003), against
+    the range in ``audit/data/energy_reference.csv`` (below the electricity alone; about 3x the highest on-demand
+    list price). A cost in 2023 USD (Epoch AI) is compared as it is.
+
+    **Why it matters.** A cost in thousands read as units, or cents as dollars, is off by 100-1000x; a price that
+    no provider charges means the cost is for other hours.
+
+    **Example.** DeepSeek-V3: USD 5.576M / 2.788M GPU-hours = USD 2 per GPU-hour: ok. With USD 5.576 billion:
+    USD 2,000 per GPU-hour: error.
+
+    **References.** DeepSeek-AI 2024, *DeepSeek-V3 Technical Report*, Table 1; AWS EC2 on-demand price list
+    (p5.48xlarge, 2024); Google Cloud TPU pricing (2023).
+    """
+
+    code = "E007"
+    name = "price-plausible"
+    quantity = "price_per_chip_hour"
+    formula = "0.01 ≤ price ≤ 40 USD/chip-h"
+    bounds = ("price", "min-plausible", "max-plausible")
+    triggers = ("cost_usd", "price_per_chip_hour")
+
+    @classmethod
+    def tolerance_text(cls, config: Config) -> str | None:
+        return "error above USD 40 per chip-hour, warning below USD 0.01 (reasons and sources in energy_reference.csv)"
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        v = fmt.value(cls.quantity, float(f["claimed"]))
+        how = _origin(result, f)
+        if f["severity"] == "error":
+            return f"Price {v} ({how}) is above any provider's (at most about USD 40): a cost in the wrong unit?"
+        if f["severity"] == "warning":
+            return f"Price {v} ({how}) is below the electricity an accelerator-hour costs"
+        return f"Price {v} ({how}) is within what providers charge"
+
+
+# --------------------------------------------------------------------------------------- regulatory (issue 13)
+
+
+class RegulatoryThresholds(Rule):
+    """Where the training compute stands against the lines regulators draw (10²³, 10²⁵, 10²⁶ FLOP).
+
+    **What it checks.** Every line of ``audit/data/regulatory_thresholds.csv`` that a claim's compute reaches or
+    straddles: the EU AI Act's presumption of systemic risk (Art. 51(2), 10²⁵ FLOP), the Commission's indicative
+    criterion for a general-purpose model (GPAI Guidelines of July 2025, 10²³), and 10²⁶ in California's SB 53,
+    New York's RAISE Act and the revoked 2023 US executive order. Counted as the guidelines' Annex A asks: model
+    FLOPs (recomputation excluded), every precision alike, all phases summed, fine-tuning included. The claim's
+    figures (its stated compute, 6·N·D, chip-hours × peak × MFU) give a range; an estimate may be off by 30 %, so
+    a range that, with that margin, lies on both sides of a line straddles it, with the figures on each side.
+
+    **Why it matters.** Obligations start at these lines; a report near one should know which side its own
+    figures put it on, and how firmly.
+
+    **Example.** Annex A: 6 × 3.8e9 × 3.3e12 = 7.524e22 FLOP (printed 7.5e22): below 10²³ by more than 30 %?
+    7.524e22 × 1.3 = 9.78e22: yes, no finding. 370,000 H100-hours × 3600 × 989e12 × 0.5 = 6.587e23 (printed
+    6.5e23, truncated; rounded it is 6.6e23): above 10²³. Info.
+
+    **References.** Regulation (EU) 2024/1689, Art. 51(2); European Commission, Guidelines on the scope of the
+    obligations for providers of general-purpose AI models (18 July 2025), Sec. 2.1 and Annex A; California
+    SB 53 (2025); New York RAISE Act (2025); Executive Order 14110 (2023), Sec. 4.2(b).
+    """
+
+    code = "R001"
+    name = "regulatory-thresholds"
+    quantity = "compute_flops"
+    formula = "C vs 10²³ / 10²⁵ / 10²⁶ FLOP (± 30 %)"
+    severity = "info"
+    note = True
+
+    @classmethod
+    def estimates(cls, state: WorkState) -> tuple[np.ndarray, np.ndarray]:
+        """The lowest and highest training compute the claim's figures give (NaN: none)."""
+        with np.errstate(invalid="ignore", over="ignore"):
+            figures = np.column_stack([
+                state.col("compute_flops"),
+                np.where(state.finetune(), np.nan, 6.0 * state.col("n_eff") * state.col("tokens")),
+                np.where(state.finetune(), np.nan, state.col("chip_hours") * 3600.0
+                         * state.col("peak_flops_per_chip") * state.col("mfu")),
+            ])
+        figures = np.where(np.isfinite(figures) & (figures > 0), figures, np.nan)
+        known = ~np.isnan(figures).all(axis=1)
+        low = np.full(len(figures), np.nan)
+        high = np.full(len(figures), np.nan)
+        low[known] = np.nanmin(figures[known], axis=1)
+        high[known] = np.nanmax(figures[known], axis=1)
+        return low, high
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        low, high = cls.estimates(state)
+        margin = _reference.ESTIMATE_MARGIN
+        frames = []
+        for line in sorted({t.flop for t in _reference.thresholds()}):
+            above = low * (1 - margin) > line
+            straddles = ~above & (high * (1 + margin) > line)
+            for mask, where in ((above, "above"), (straddles, "straddles")):
+                rows = np.flatnonzero(mask)
+                detail = (where + "|" + pd.Series(low[rows], dtype=float).astype(str) + "|"
+                          + pd.Series(high[rows], dtype=float).astype(str)).to_numpy(dtype=object)
+                frames.append(findings_frame(rows, cls.code, "info", "compute_flops", high[rows], line,
+                                             detail=detail))
+        return concat_findings(frames)
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        where, low_s, high_s = str(f["detail"]).split("|")
+        low, high, line = float(low_s), float(high_s), float(f["expected"])
+        lines = [t for t in _reference.thresholds() if t.flop == line]
+        names = "; ".join(f"{t.instrument}, {t.provision}" + ("" if t.in_force else f" ({t.status})") for t in lines)
+        figures = fmt.sci(low) if fmt.sci(low) == fmt.sci(high) else f"{fmt.sci(low)} to {fmt.sci(high)}"
+        if where == "above":
+            return (f"Training compute {figures} FLOP is above the {fmt.sci(line)} FLOP line even 30 % lower "
+                    f"(Annex A margin): {names}")
+        side_low = low * (1 - _reference.ESTIMATE_MARGIN)
+        side_high = high * (1 + _reference.ESTIMATE_MARGIN)
+        return (f"Training compute {figures} FLOP straddles the {fmt.sci(line)} FLOP line: with the 30 % margin of "
+                f"the EU guidelines (Annex A) it spans {fmt.sci(side_low)} (below) to {fmt.sci(side_high)} "
+                f"(above): {names}")
+
+    @classmethod
+    def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
+        line = float(f["expected"])
+        sources = " | ".join(t.source for t in _reference.thresholds() if t.flop == line)
+        return f"C · (1 ± 0.3) vs {fmt.sci(line)} FLOP; sources: {sources}"
+

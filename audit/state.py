@@ -10,11 +10,12 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
-import pandas as pd
+from audit.lazy import pandas as pd  # imported on first use: quick start-up
 
 from audit.catalog import Catalog
 from audit.claims import Claims
 from audit.config import Config
+from audit.quantities import SPARSE_PATTERN
 
 
 def effective_params(active: np.ndarray, total: np.ndarray) -> np.ndarray:
@@ -86,6 +87,18 @@ class WorkState:
             base = pd.Series(self.info("base_model"), dtype=object)
             self._finetune = (base.notna() & base.astype(str).str.strip().ne("")).to_numpy(dtype=bool)
         return self._finetune
+
+    def sparse(self) -> np.ndarray:
+        """Claims of a mixture-of-experts model, as the claim's ``architecture``, its parameter notes
+        (:data:`audit.quantities.SPARSE_PATTERN`) or an expert count above one say: N in C = 6ND is then the active
+        count, which a total parameter count only bounds from above."""
+        texts = pd.Series(self.info("architecture"), dtype=object).fillna("").astype(str) + " " + pd.Series(
+            self.info("params_notes"), dtype=object).fillna("").astype(str)
+        said = texts.str.contains(SPARSE_PATTERN, case=False, regex=True).to_numpy(dtype=bool)
+        experts = self.q["experts"].to_numpy(dtype=float) if "experts" in self.q.columns else np.full(len(self.q), np.nan)
+        dense = pd.Series(self.info("architecture"), dtype=object).fillna("").astype(str).str.strip().str.lower().eq(
+            "dense").to_numpy(dtype=bool)
+        return (said | (experts > 1)) & ~dense
 
     def col(self, name: str) -> np.ndarray:
         """A copy of a work column's values as floats (a copy: the engine fills the columns as it goes)."""

@@ -52,7 +52,8 @@ __all__ = [
 ]
 
 #: All quantity kinds; every one but ``text`` is numeric and handled by :func:`parse_value`.
-KINDS: tuple[str, ...] = ("count", "flop", "days", "hours", "fraction", "tokens_rate", "flops_rate", "bytes", "text")
+KINDS: tuple[str, ...] = ("count", "flop", "days", "hours", "fraction", "tokens_rate", "flops_rate", "bytes",
+                          "power", "energy", "co2", "usd", "usd_rate", "intensity", "ratio", "text")
 
 #: Longest string (after stripping surrounding whitespace) that is parsed. No real value comes near it; the
 #: cap bounds regex work on adversarial input.
@@ -86,6 +87,13 @@ _DESCRIPTION: dict[str, str] = {
     "tokens_rate": "a throughput in tokens/s",
     "flops_rate": "a compute rate in FLOP/s",
     "bytes": "a size in bytes",
+    "power": "a power in W",
+    "energy": "an energy in MWh",
+    "co2": "emissions in t CO2e",
+    "usd": "an amount in US dollars",
+    "usd_rate": "a price in USD per chip-hour",
+    "intensity": "a carbon intensity in kg CO2e/kWh",
+    "ratio": "a ratio",
 }
 
 _EXAMPLES: dict[str, str] = {
@@ -97,6 +105,13 @@ _EXAMPLES: dict[str, str] = {
     "tokens_rate": "380 tokens/s, 1.2M tokens/sec",
     "flops_rate": "312e12, 989 TFLOP/s, 1.979 PFLOPS",
     "bytes": "80GB, 80 GiB, 1.1 TB",
+    "power": "400, 400 W, 378.5 W per chip, 25 MW",
+    "energy": "688, 688 MWh, 6.9 GWh, 3,300 kWh",
+    "co2": "271.43, 271.43 tCO2e, 539 t CO2eq, 5,000 kg",
+    "usd": "5576000, $5.576M, 5.576 million USD",
+    "usd_rate": "2, $2/GPU-hour, 2 USD per GPU hour",
+    "intensity": "0.429, 0.429 kg/kWh, 429 gCO2e/kWh",
+    "ratio": "1.1",
 }
 
 # Short names for the "looks like ..." hint when a unit belongs to another kind.
@@ -109,6 +124,13 @@ _LOOKS_LIKE: dict[str, str] = {
     "tokens_rate": "a token throughput",
     "flops_rate": "a compute rate (FLOP/s)",
     "bytes": "a memory size",
+    "power": "a power",
+    "energy": "an energy",
+    "co2": "emissions",
+    "usd": "an amount of money",
+    "usd_rate": "a price per chip-hour",
+    "intensity": "a carbon intensity",
+    "ratio": "a ratio",
 }
 
 # Order in which other kinds are tried for the hint. Count first: it accepts a bare multiplier (``175B``),
@@ -498,6 +520,106 @@ def _unit_hours(rest: str) -> _Scale:
     raise _Reject(f"unknown unit {rest.strip()!r}")
 
 
+# Energy, power, emissions and money (issue 13). Canonical units: W, MWh, t CO2e, USD, USD per chip-hour,
+# kg CO2e per kWh (= t CO2e per MWh).
+_MONEY_KINDS = frozenset({"usd", "usd_rate"})
+_DOLLAR_RE = re.compile(r"^(?:US\s?\$|\$|USD\s+(?=[0-9.]))", re.IGNORECASE)
+_POWER_PREFIX: dict[str, int] = {"": 0, "k": 3, "kilo": 3, "m": 6, "mega": 6, "g": 9, "giga": 9}
+_WATT_RE = re.compile(r"(?P<p>[kKMG]|kilo|mega|giga)?(?:W|watts?)", re.IGNORECASE)
+_ENERGY_RE = re.compile(r"(?P<p>[kKMGT]|kilo|mega|giga|tera)?(?:Wh|watt[\s-]?hours?)", re.IGNORECASE)
+_JOULE_RE = re.compile(r"(?P<p>[kMGTPE])?J|(?P<w>kilo|mega|giga|tera|peta|exa)?joules?", re.IGNORECASE)
+_CO2_SUFFIX = r"(?i:\s*(?:of\s+)?(?:CO2|CO₂)(?:[\s-]?(?:e|eq|equivalent))?)?"
+_CO2_RE = re.compile(rf"(?P<u>g|kg|t|kt|Mt|(?i:tonnes?|tons?|metric\s+tons?|kilograms?|grams?)){_CO2_SUFFIX}")
+_CO2_SCALE: dict[str, tuple[int, int, int]] = {"g": (-6, 1, 1), "gram": (-6, 1, 1), "grams": (-6, 1, 1),
+                                                "kg": (-3, 1, 1), "kilogram": (-3, 1, 1), "kilograms": (-3, 1, 1),
+                                                "kt": (3, 1, 1), "Mt": (6, 1, 1)}
+_USD_WORDS_RE = re.compile(r"(?:\(?\d{4}\)?\s*)?(?:USD|US\s*dollars?|dollars?)(?:\s*\(?\d{4}\)?)?", re.IGNORECASE)
+_PER_CHIP_HOUR_RE = re.compile(
+    r"(?:/|\bper\b)\s*(?:an?\s+)?(?:[A-Za-z0-9.]+[\s-]+){0,3}(?:hours?|hrs?|h)", re.IGNORECASE)
+_INTENSITY_RE = re.compile(
+    rf"(?P<m>g|kg|t){_CO2_SUFFIX}\s*(?:/|\bper\b)\s*(?P<e>kWh|MWh)", re.IGNORECASE)
+
+
+def _unit_power(rest: str) -> _Scale:
+    if not rest:
+        return _ONE
+    m = _PER_CHIP_SUFFIX_RE.search(rest)  # "378.5 W per chip": power_w_per_chip is per accelerator
+    if m:
+        rest = rest[:m.start()].strip()
+    m = _WATT_RE.fullmatch(rest)
+    if m:
+        return (_POWER_PREFIX[(m.group("p") or "").lower()], 1, 1)
+    raise _Reject(f"unknown unit {rest!r}")
+
+
+def _unit_energy(rest: str) -> _Scale:
+    if not rest:
+        return _ONE
+    m = _ENERGY_RE.fullmatch(rest)
+    if m:
+        p = (m.group("p") or "").lower()
+        return ({"": -6, "k": -3, "kilo": -3, "m": 0, "mega": 0, "g": 3, "giga": 3, "t": 6, "tera": 6}[p], 1, 1)
+    m = _JOULE_RE.fullmatch(rest)
+    if m:  # 1 MWh = 3.6e9 J
+        p = (m.group("p") or m.group("w") or "").lower()
+        exp = {"": 0, "k": 3, "kilo": 3, "m": 6, "mega": 6, "g": 9, "giga": 9, "t": 12, "tera": 12, "p": 15,
+               "peta": 15, "e": 18, "exa": 18}[p]
+        return (exp - 9, 10, 36)
+    raise _Reject(f"unknown unit {rest!r}")
+
+
+def _unit_co2(rest: str) -> _Scale:
+    if not rest:
+        return _ONE
+    m = _CO2_RE.fullmatch(rest.strip())
+    if m:
+        unit = m.group("u")
+        return _CO2_SCALE.get(unit if unit in ("Mt", "kt") else unit.lower(), _ONE)
+    raise _Reject(f"unknown unit {rest!r}")
+
+
+def _unit_usd(rest: str) -> _Scale:
+    exp = 0
+    m = _COUNT_SCALE_RE.match(rest)
+    if m:  # "$5.6M", "$5.6m", "5.576 million": money has no minutes, so a lowercase m is a million
+        if m.group("s").lower() == "g":
+            raise _Reject("'G' is not a multiplier for money; write B or billion", specific=True)
+        exp, rest = _COUNT_SCALE[m.group("s").lower()], rest[m.end():]
+    rest = rest.strip()
+    if not rest or _USD_WORDS_RE.fullmatch(rest):
+        return (exp, 1, 1)
+    raise _Reject(f"unknown unit {rest!r}")
+
+
+def _unit_usd_rate(rest: str) -> _Scale:
+    rest = rest.strip()
+    if not rest:
+        return _ONE
+    m = _PER_CHIP_HOUR_RE.search(rest)
+    if m and m.end() == len(rest):
+        rest = rest[:m.start()].strip()
+    if not rest or _USD_WORDS_RE.fullmatch(rest):
+        return _ONE
+    raise _Reject(f"unknown unit {rest!r}")
+
+
+def _unit_intensity(rest: str) -> _Scale:
+    if not rest:
+        return _ONE
+    m = _INTENSITY_RE.fullmatch(rest.strip())
+    if m:
+        mass = {"g": -3, "kg": 0, "t": 3}[m.group("m").lower()]
+        energy = {"kwh": 0, "mwh": 3}[m.group("e").lower()]
+        return (mass - energy, 1, 1)
+    raise _Reject(f"unknown unit {rest!r}")
+
+
+def _unit_ratio(rest: str) -> _Scale:
+    if not rest:
+        return _ONE
+    raise _Reject(f"unknown unit {rest!r}")
+
+
 _UNIT_READERS: dict[str, Callable[[str], _Scale]] = {
     "count": _unit_count,
     "flop": _unit_flop,
@@ -507,6 +629,13 @@ _UNIT_READERS: dict[str, Callable[[str], _Scale]] = {
     "tokens_rate": _unit_tokens_rate,
     "flops_rate": _unit_flops_rate,
     "bytes": _unit_bytes,
+    "power": _unit_power,
+    "energy": _unit_energy,
+    "co2": _unit_co2,
+    "usd": _unit_usd,
+    "usd_rate": _unit_usd_rate,
+    "intensity": _unit_intensity,
+    "ratio": _unit_ratio,
 }
 
 
@@ -564,8 +693,11 @@ def _read_number(raw: str, kind: str) -> _Number | None:
         raise _error(raw, kind, f"too long ({len(text)} characters; at most {MAX_TEXT_LEN})")
     s = _SPACES_RE.sub(" ", text).translate(_DASHES)
     s = _SUPERSCRIPT_RE.sub(lambda m: "^" + m.group(1).translate(_SUPERSCRIPTS), s)
+    if kind in _MONEY_KINDS:  # "$5.6M", "US$ 2", "USD 5.576 million": US dollars only
+        s = _DOLLAR_RE.sub("", s, count=1).strip()
     if _CURRENCY_RE.search(s):
-        raise _error(raw, kind, "a currency amount is not a quantity here")
+        raise _error(raw, kind, "only US dollars are read here (convert the amount to USD)" if kind in _MONEY_KINDS
+                     else "a currency amount is not a quantity here")
     # Qualifiers at the front ("~", "about", "over", "up to", "> ") and a trailing "+" ("15T+") only say
     # the value is approximate or a bound; the number written is the value.
     for _ in range(4):

@@ -10,23 +10,26 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from audit.claims import Claims, RawTable
 # The format modules register their readers when imported.
 from audit.reading import csvfile, jsonfile, parquetfile, xlsxfile  # noqa: F401
+from audit.reading.colmap import ColumnMap, MapChoice, load_column_map, profile_names, resolve_maps
 from audit.reading.errors import LoadError
 from audit.reading.fields import canonical_columns, did_you_mean
 from audit.reading.jsonfile import MAX_JSON_DEPTH, frame_from_items, json_depth
 from audit.reading.normalize import normalize
-from audit.reading.paths import ReadOptions, read_path, read_paths
+from audit.reading.paths import ReadOptions, join, mapped_columns, read_path, read_paths
 from audit.reading.registry import Reader, extensions, reader_for, readers, register
 from audit.resources import data_path
 
 __all__ = [
     "BUNDLED_NAME",
+    "ColumnMap",
+    "MapChoice",
     "MAX_JSON_DEPTH",
     "LoadError",
     "RawTable",
@@ -39,12 +42,15 @@ __all__ = [
     "extensions",
     "json_depth",
     "load",
+    "load_column_map",
     "normalize",
+    "profile_names",
     "read_path",
     "read_paths",
     "reader_for",
     "readers",
     "register",
+    "resolve_maps",
 ]
 
 #: How the bundled corpus is named in reports (not its install path, so reports are the same on every machine).
@@ -56,19 +62,32 @@ def bundled_corpus_path() -> Path:
     return data_path("corpus.csv")
 
 
-def load(paths: Sequence[str], stdin: io.BufferedReader | None = None, sheet: str | None = None) -> Claims:
-    """Read and normalize input paths (no paths: the bundled corpus). ``sheet``: the sheet of a workbook to read
-    (a name, or a number from 1; default the first)."""
-    options = ReadOptions(sheet=sheet)
-    if not paths:
+def load(paths: Sequence[str], stdin: io.BufferedReader | None = None, sheet: str | None = None,
+         columns: str | Path | ColumnMap | None = None, profile: str | None = None, mlflow: str | None = None,
+         experiments: Sequence[str] = ()) -> Claims:
+    """Read and normalize input paths (no paths and no ``mlflow``: the bundled corpus). ``sheet``: the sheet of a
+    workbook to read (a name, or a number from 1; default the first). ``columns``: a column map (a .toml/.json
+    file or a :class:`ColumnMap`) laid over ``profile`` (a built-in profile such as ``"epoch"``; without one, a
+    profile is recognised from each file's headers; ``"none"``: never). ``mlflow``: also read the runs of this
+    MLflow tracking store (``experiments``: only these; :mod:`audit.reading.mlflow`)."""
+    options = ReadOptions(sheet=sheet, maps=resolve_maps(columns, profile))
+    if not paths and mlflow is None:
         # Looked up in this module at call time, so the command line and a test that replaces it agree.
         corpus = str(bundled_corpus_path())
         return normalize(read_paths([corpus], options=options, display={corpus: BUNDLED_NAME}))
-    return normalize(read_paths(paths, stdin, options))
+    tables = [read_paths(paths, stdin, options)] if paths else []
+    if mlflow is not None:
+        from audit.reading.mlflow import read_mlflow
+
+        raw = read_mlflow(mlflow, experiments)
+        tables.append(mapped_columns(raw, f"mlflow:{mlflow}", options.maps, per_row=True))
+    return normalize(join(tables))
 
 
-def claims_from_records(records: list[dict[str, Any]], file: str = "<records>") -> Claims:
-    """Claims from in-memory dicts (the library API and ``estimate``). Keys are mapped record by record."""
+def claims_from_records(records: Sequence[Mapping[str, Any]], file: str = "<records>",
+                        columns: ColumnMap | None = None) -> Claims:
+    """Claims from in-memory dicts (the library API and ``estimate``). Keys are mapped record by record, through
+    ``columns`` when given (a column map)."""
     table = frame_from_items(list(records), file)
     table.files = np.full(len(table.frame), file, dtype=object)
-    return normalize(canonical_columns(table, file, per_row=True))
+    return normalize(canonical_columns(table, file, per_row=True, columns=columns))

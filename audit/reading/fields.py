@@ -22,6 +22,7 @@ import pandas as pd
 from audit.claims import RawTable
 from audit.columns import map_unique
 from audit.quantities import BY_NAME, QUANTITIES, TEXT_ALIASES, TEXT_FIELDS, canonical_column_and_unit
+from audit.reading.colmap import ColumnMap
 from audit.reading.common import mangle, printable, printable_value
 from audit.reading.errors import LoadError
 
@@ -129,13 +130,16 @@ def _short(value: Any) -> str:
 
 
 def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool = False,
-                      require_known: bool = False) -> RawTable:
+                      require_known: bool = False, columns: ColumnMap | None = None) -> RawTable:
     """Name each known column by its canonical field; keep every other column under its own header.
 
     ``per_row``: keys are mapped row by row (JSON, in-memory records): rows may spell a field differently, and a
     row giving one field under two spellings with different values is invalid on that field. Otherwise (tables)
     two columns for a field the audit uses refuse the file (:class:`LoadError` naming both).
     ``require_known``: a file in which no column is understood is unusable input (:class:`LoadError`).
+    ``columns``: a column map (:mod:`audit.reading.colmap`): a header it names gives the field (and the unit of
+    bare numbers) it says, before the built-in aliases; a header it lists under ``keep`` is an extra field that is
+    not reported as unread.
     The result's ``sources`` say which header each row's cell was read from; ``unread`` lists the columns not
     understood, with a did-you-mean.
     """
@@ -148,8 +152,13 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
     headers = [str(c) for c in frame.columns]
     groups: dict[str, list[int]] = {}
     extra: list[int] = []
+    header_units: dict[str, str | None] = dict(table.header_units)
     for i, header in enumerate(headers):
-        canon = field_of(header)[0]
+        mapped = columns.lookup(header) if columns is not None else None
+        if mapped is not None:
+            canon, header_units[header] = mapped
+        else:
+            canon = field_of(header)[0]
         if canon is None:
             extra.append(i)
         else:
@@ -214,10 +223,17 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
     problems = [(pos, field_of(fld)[0] or fld if fld else fld, msg) for pos, fld, msg in problems]
     read = set(groups)
     unread = list(table.unread)
-    for k, i in enumerate(i for i in extra if _key(headers[i]) not in NOTE_FIELDS):
+    kept = [headers[i] for i in extra if columns is not None and columns.kept(headers[i])]
+    if kept:
+        shown = ", ".join(repr(h) for h in kept[:5]) + (f" and {len(kept) - 5} more" if len(kept) > 5 else "")
+        notes.append((file, f"{len(kept)} descriptive column{'s' if len(kept) != 1 else ''} of the column map "
+                            f"({columns.origin}) kept as extra fields, not audited: {shown}"))
+    kept_set = set(kept)
+    for k, i in enumerate(i for i in extra if _key(headers[i]) not in NOTE_FIELDS and headers[i] not in kept_set):
         hint = did_you_mean(headers[i], read) if k < MAX_SUGGESTED else None
         unread.append((file, headers[i], hint))
-    return RawTable(out, problems, rows=table.rows, files=table.files, sources=sources, unread=unread, notes=notes)
+    return RawTable(out, problems, rows=table.rows, files=table.files, sources=sources, unread=unread, notes=notes,
+                    header_units=header_units)
 
 
 def _label(canon: str) -> str:

@@ -85,14 +85,16 @@ def _header_unit_text(value: Any, unit: str) -> str | None:
     return f"{_one_text(value).strip()} {unit}"
 
 
-def _header_units(name: str, source: pd.Categorical | None) -> tuple[np.ndarray, list[str | None]] | None:
+def _header_units(name: str, source: pd.Categorical | None, mapped: dict[str, str | None] | None = None
+                  ) -> tuple[np.ndarray, list[str | None]] | None:
     """The unit each row's header names for ``name`` (``Training time (hours)``: hours), as codes into a list of
-    units (None: no unit); None when no header of the column names a unit the quantity can be written in."""
+    units (None: no unit); None when no header of the column names a unit the quantity can be written in.
+    ``mapped``: the unit a column map gives a header (it replaces the one in the header's brackets)."""
     if source is None:
         return None
     units: list[str | None] = []
     for header in source.categories:
-        unit = field_of(str(header))[1]
+        unit = mapped[str(header)] if mapped and str(header) in mapped else field_of(str(header))[1]
         units.append(unit if unit and _unit_fits(unit, name) else None)
     if not any(units):
         return None
@@ -171,6 +173,17 @@ def normalize(raw: RawTable) -> Claims:
     invalid_fields: list[np.ndarray] = []
     invalid_msgs: list[np.ndarray] = []
 
+    reading_rows: list[int] = []
+    reading_fields: list[str] = []
+    reading_msgs: list[str] = []
+
+    def add_reading(mask: np.ndarray, fld: str, messages: Iterable[str]) -> None:
+        """Cells read as *not stated*, with why (an info finding, V003): not invalid, not used."""
+        for row, message in zip(np.flatnonzero(mask), messages):
+            reading_rows.append(int(row))
+            reading_fields.append(fld)
+            reading_msgs.append(message)
+
     def add_invalid(mask: np.ndarray, fld: str, messages: Iterable[str] | str) -> None:
         rows = np.flatnonzero(mask)
         if len(rows) == 0:
@@ -194,7 +207,7 @@ def normalize(raw: RawTable) -> Claims:
             continue
         col = frame[name]
         cell_text = _as_text(col).to_numpy(dtype=object)
-        header_units = _header_units(name, raw.sources.get(name))
+        header_units = _header_units(name, raw.sources.get(name), raw.header_units)
         if header_units is not None:
             cell_text = cell_text.copy()  # may be a view of the input frame's column
             parsed, errors = _parse_quantity(col, q.kind, *header_units, cell_text)
@@ -203,6 +216,22 @@ def normalize(raw: RawTable) -> Claims:
         text_cols[name] = cell_text
         parsed = np.asarray(parsed, dtype=float)
         err_mask = errors.notna().to_numpy()
+        if err_mask.any():
+            # A cell listing several figures ("2260275840,2290000001": Epoch AI gives alternatives so) is not a
+            # malformed number: the same figure twice is that figure; different ones are not used, and said so.
+            several = _several_numbers(cell_text, err_mask)
+            if several:
+                parsed = parsed.copy()
+                for row, figures in several.items():
+                    err_mask[row] = False
+                    same = len(set(figures)) == 1
+                    parsed[row] = figures[0] if same else np.nan
+                    parts = [f"{f:,.0f}" if f.is_integer() else f"{f:g}" for f in figures]
+                    shown = "; ".join(parts)
+                    add_reading(np.arange(n) == row, name, [
+                        f"{q.label} lists the same figure twice ({shown}): read as {parts[0]}" if same
+                        else f"{q.label} lists {len(figures)} different figures ({shown}): not used; give one to "
+                             f"check it"])
         add_invalid(err_mask, name, errors[err_mask].astype(str))
         bad = np.zeros(n, dtype=bool)
         # A cell written as NaN/inf, or a number too large to represent, is not a value.
@@ -220,7 +249,13 @@ def normalize(raw: RawTable) -> Claims:
         neg = finite & (parsed < 0)
         add_invalid(neg & ~bad, name, f"{q.label} cannot be negative")
         bad |= neg
-        if q.positive and not q.fraction:
+        if name == "finetune_compute_flops":
+            # Epoch AI writes 0 where a model had no fine-tuning (FunSearch: PaLM 2 sampled, not trained).
+            zero = finite & (parsed == 0) & ~bad
+            add_reading(zero, name, [f"{q.label} 0 read as no fine-tuning: not a fine-tune's compute, not used"]
+                        * int(zero.sum()))
+            bad |= zero
+        elif q.positive and not q.fraction:
             zero = finite & (parsed == 0)
             add_invalid(zero & ~bad, name, f"{q.label} cannot be zero")
             bad |= zero
@@ -301,8 +336,25 @@ def normalize(raw: RawTable) -> Claims:
     else:
         invalid = pd.DataFrame({"row": pd.Series([], dtype=int), "field": pd.Series([], dtype=object),
                                 "message": pd.Series([], dtype=object)})
+    readings = pd.DataFrame({"row": pd.Series(reading_rows, dtype=int), "field": pd.Series(reading_fields, dtype=object),
+                             "message": pd.Series(reading_msgs, dtype=object)})
     return Claims(values=values, text=text, info=info, extras=extras, invalid=invalid,
-                  unread_columns=list(raw.unread), notes=list(raw.notes))
+                  unread_columns=list(raw.unread), notes=list(raw.notes), readings=readings)
+
+
+#: Several whole numbers of four digits or more separated by commas: neither one number with thousands separators
+#: (groups of three) nor a decimal comma ("0,45", refused as malformed), but a list ("2260275840,2290000001").
+_SEVERAL = re.compile(r"\s*\d{4,}(?:\s*,\s*\d{4,})+\s*")
+
+
+def _several_numbers(cell_text: np.ndarray, rows: np.ndarray) -> dict[int, list[float]]:
+    """Rows (among ``rows``) whose cell lists several numbers, with the numbers."""
+    found: dict[int, list[float]] = {}
+    for row in np.flatnonzero(rows):  # only cells that failed to parse: few
+        text = cell_text[row]
+        if isinstance(text, str) and _SEVERAL.fullmatch(text):
+            found[int(row)] = [float(part) for part in text.split(",")]
+    return found
 
 
 def _naming_headers(invalid: pd.DataFrame, sources: dict[str, pd.Categorical]) -> np.ndarray:

@@ -13,7 +13,7 @@ from audit.reading.common import first_line, header_words, mangle
 from audit.reading.errors import LoadError
 from audit.reading.registry import Reader, register
 
-__all__ = ["read_parquet"]
+__all__ = ["raw_from_arrow", "read_parquet"]
 
 
 def read_parquet(path: Path, file: str, data: bytes | None = None) -> RawTable:
@@ -32,6 +32,14 @@ def read_parquet(path: Path, file: str, data: bytes | None = None) -> RawTable:
     if table.num_rows == 0:
         columns = f"columns ({header_words(table.column_names)}) but " if table.column_names else ""
         raise LoadError(file, f"no claims: the file has {columns}no rows")
+    return raw_from_arrow(table, file)
+
+
+def raw_from_arrow(table: "pa.Table", file: str, first_row: int = 1) -> RawTable:
+    """A raw table from an Arrow table read from ``file`` (all of it, or a record batch whose first row is row
+    ``first_row`` of the file: :mod:`audit.stream` reads large files this way)."""
+    import pyarrow as pa
+
     names = mangle([str(c) for c in table.column_names])  # Parquet allows a column name twice
     try:
         table = table.rename_columns(names)
@@ -40,7 +48,7 @@ def read_parquet(path: Path, file: str, data: bytes | None = None) -> RawTable:
         raise LoadError(file, f"Parquet columns cannot be read: {first_line(exc)}") from None
     frame = _object_columns(frame)
     frame.index = range(len(frame))
-    return RawTable(frame, rows=np.arange(1, len(frame) + 1))
+    return RawTable(frame, rows=np.arange(first_row, first_row + len(frame)))
 
 
 def _object_columns(frame: pd.DataFrame) -> pd.DataFrame:

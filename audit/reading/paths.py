@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from audit.claims import RawTable
+from audit.reading.colmap import MapChoice
 from audit.reading.common import printable
 from audit.reading.errors import LoadError
 from audit.reading.fields import canonical_columns
@@ -32,6 +33,8 @@ class ReadOptions:
 
     #: The sheet of a workbook to read (a name, or a number from 1); None: the first.
     sheet: str | None = None
+    #: How headers are mapped (``--columns``, ``--profile``); None: built-in profiles recognised from the header.
+    maps: MapChoice | None = None
 
     def for_reader(self, names: Sequence[str]) -> dict[str, str]:
         return {name: getattr(self, name) for name in names if getattr(self, name) is not None}
@@ -122,10 +125,20 @@ def read_paths(paths: Sequence[str], stdin: io.BufferedReader | None = None, opt
     for p in paths:
         raw = read_path(p, stdin, options, (display or {}).get(p))
         file = str(raw.files[0]) if raw.files is not None and len(raw.files) else printable(str(p))
-        tables.append(canonical_columns(raw, file, per_row=_keys_per_row(p), require_known=True))
+        tables.append(mapped_columns(raw, file, options.maps, per_row=_keys_per_row(p)))
     if not tables:
         raise LoadError("(no input)", "no input files")
     return join(tables)
+
+
+def mapped_columns(raw: RawTable, file: str, maps: MapChoice | None, per_row: bool = False) -> RawTable:
+    """Canonical columns of one file's table, through the column map chosen for its headers (a profile recognised
+    from them is said in a note)."""
+    cmap, recognised = (maps or MapChoice()).for_headers(str(c) for c in raw.frame.columns)
+    if recognised is not None:
+        raw.notes.append((file, f"read with the built-in column profile {recognised.name!r} "
+                                f"({recognised.description}), recognised from its header (--profile none: without)"))
+    return canonical_columns(raw, file, per_row=per_row, require_known=True, columns=cmap)
 
 
 def _options_extensions(option: str) -> set[str]:
@@ -150,5 +163,13 @@ def join(tables: Sequence[RawTable]) -> RawTable:
                            for t, size in zip(tables, sizes)])
     files = np.concatenate([t.files if t.files is not None else np.full(size, "", dtype=object)
                             for t, size in zip(tables, sizes)])
+    header_units: dict[str, str | None] = {}
+    for t in tables:
+        for header, unit in t.header_units.items():
+            if header in header_units and header_units[header] != unit:
+                raise LoadError(header, f"this column is read in {header_units[header] or 'no unit'} in one file "
+                                        f"and {unit or 'no unit'} in another (column maps); audit them separately")
+            header_units[header] = unit
     return RawTable(frame, problems, rows=rows, files=files, sources=sources,
-                    unread=[u for t in tables for u in t.unread], notes=[n for t in tables for n in t.notes])
+                    unread=[u for t in tables for u in t.unread], notes=[n for t in tables for n in t.notes],
+                    header_units=header_units)

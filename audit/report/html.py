@@ -12,6 +12,7 @@ Large batches: the summary and the charts cover every claim (computed on whole c
 from __future__ import annotations
 
 import base64
+import contextvars
 import datetime as _dt
 import hashlib
 import importlib.metadata
@@ -28,7 +29,7 @@ from markupsafe import Markup, escape
 
 from audit import __version__
 from audit import formatting as fmt
-from audit.catalog import load_catalog
+from audit.catalog import Catalog, load_catalog
 from audit.findings import SEVERITY_RANK, STATUSES_WORST_FIRST
 from audit.quantities import label
 from audit.records import claim_record, findings_by_row, input_notes, summary
@@ -406,7 +407,7 @@ def _record_view(rec: dict[str, Any]) -> dict[str, Any]:
     # The datasheet sources themselves are listed once, in the page's Sources section; the card links there.
     used: list[str] = []
     if hw["accelerator"]:
-        a = load_catalog().by_id(hw["accelerator"])
+        a = _catalog().by_id(hw["accelerator"])
         datasheet = {"id": a.id, "name": a.name, "anchor": datasheet_anchor(a.id)}
         used.append(a.id)
     stated, derived = [], []
@@ -431,7 +432,7 @@ def _record_view(rec: dict[str, Any]) -> dict[str, Any]:
                 used.extend(x for x in sheets if x not in used)
             derived.append({"label": label(name), "display": v["display"], "source": v["source"],
                             "how": how, "rule": rule if rule in RULES else None, "inputs": inputs,
-                            "sheets": [{"anchor": datasheet_anchor(x), "name": load_catalog().by_id(x).name}
+                            "sheets": [{"anchor": datasheet_anchor(x), "name": _catalog().by_id(x).name}
                                        for x in sheets]})
     return {
         "id": str(rec["id"]), "name": str(rec["name"] or ""), "status": rec["status"],
@@ -660,7 +661,25 @@ def _tolerances(result: AuditResult, codes: list[str]) -> list[dict[str, str]]:
     return out
 
 
+#: The catalog of the audit being rendered (a ``--catalog FILE`` adds accelerators to the bundled one).
+_CATALOG: contextvars.ContextVar[Catalog | None] = contextvars.ContextVar("catalog", default=None)
+
+
+def _catalog() -> Catalog:
+    """The accelerators of the audit being rendered (the bundled catalog outside :func:`context`)."""
+    return _CATALOG.get() or load_catalog()
+
+
 def context(result: AuditResult, title: str = "train-audit report", command: str | None = None) -> dict[str, Any]:
+    """The template's data for one audit (see :func:`_context`), with the audit's own catalog."""
+    token = _CATALOG.set(result.accelerators())
+    try:
+        return _context(result, title, command)
+    finally:
+        _CATALOG.reset(token)
+
+
+def _context(result: AuditResult, title: str = "train-audit report", command: str | None = None) -> dict[str, Any]:
     """The template's context: every string and number already computed. ``command``, when given, is the command
     line that produced the report, shown at the top."""
     n = len(result)
@@ -727,7 +746,7 @@ def context(result: AuditResult, title: str = "train-audit report", command: str
             for accel in rec["datasheets"]:
                 entry = datasheets.setdefault(accel, {"claims": 0, "phases": 0})
                 entry["phases" if rec is not c else "claims"] += 1
-    catalog = load_catalog()
+    catalog = _catalog()
     sources = []
     for accel_id, used in sorted(datasheets.items(), key=lambda kv: (catalog.by_id(kv[0]).name, kv[0])):
         a = catalog.by_id(accel_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from audit.jsontext import dumps as _dumps
 from audit.records import estimate_json, to_json
 from audit.report import Options, register
 from audit.result import AuditResult
@@ -12,7 +13,7 @@ from audit.result import AuditResult
 
 def dumps(data: Any) -> str:
     """Deterministic JSON text (sorted nowhere it would reorder claims; NaN never written)."""
-    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return _dumps(data)
 
 
 @register("json", description="every claim with its quantities and findings (the stable contract)")

@@ -37,14 +37,31 @@ def claims_frame(result: AuditResult) -> pd.DataFrame:
         out[name] = round_array(result.q[name].to_numpy(dtype=float))
         out[f"{name}_source"] = result.source[name]
     f = _with_phases(result)
-    bad = f[f["severity"].astype(str).isin(["warning", "error"])]
-    codes = bad.groupby("row")["rule"].agg(lambda s: " ".join(sorted(set(s))))
-    out["rules"] = codes.reindex(np.arange(len(result))).fillna("").to_numpy()
-    counts = f.groupby(["row", f["severity"].astype(str)]).size().unstack(fill_value=0)
+    n = len(result)
+    rows = f["row"].to_numpy(dtype=np.int64)
+    severity = f["severity"].astype(str).to_numpy(dtype=object)
+    bad = (severity == "warning") | (severity == "error")
+    out["rules"] = _rule_sets(rows[bad], f["rule"].to_numpy(dtype=object)[bad], n)
     for sev in ("error", "warning"):
-        col = counts[sev] if sev in counts.columns else pd.Series(dtype=int)
-        out[f"{sev}s"] = col.reindex(np.arange(len(result))).fillna(0).astype(int).to_numpy()
+        out[f"{sev}s"] = np.bincount(rows[severity == sev], minlength=n)[:n].astype(int)
     return out
+
+
+def _rule_sets(rows: np.ndarray, rules: np.ndarray, n: int) -> np.ndarray:
+    """Per claim, its distinct rule codes sorted and joined by spaces ("" for none), with no Python per row: each
+    claim's set of codes is a bit mask (one bit per distinct code, in sorted order), and each distinct mask is
+    spelt once."""
+    codes, names = pd.factorize(pd.Series(rules, dtype=object), sort=True)
+    names = [str(x) for x in names]
+    words = (len(names) + 62) // 63 or 1  # 63 codes per int64 word
+    masks = np.zeros((n, words), dtype=np.int64)
+    for w in range(words):
+        sel = (codes // 63) == w
+        np.bitwise_or.at(masks[:, w], rows[sel], np.left_shift(np.int64(1), (codes[sel] % 63).astype(np.int64)))
+    distinct, inverse = np.unique(masks, axis=0, return_inverse=True)
+    spelt = np.array([" ".join(names[w * 63 + b] for w in range(words) for b in range(63)
+                               if w * 63 + b < len(names) and (int(m[w]) >> b) & 1) for m in distinct], dtype=object)
+    return spelt[np.asarray(inverse).reshape(-1)]
 
 
 def _with_phases(result: AuditResult) -> pd.DataFrame:
@@ -71,7 +88,9 @@ def findings_frame(result: AuditResult) -> pd.DataFrame:
     records = [f.to_dict() for row in sorted(own.keys() | phases.keys())
                for f in own.get(row, []) + phases.get(row, [])]
     columns = ["claim_id", "rule", "name", "severity", "quantity", "claimed", "expected", "ratio", "message", "formula"]
-    return pd.DataFrame.from_records(records, columns=columns)
+    frame = pd.DataFrame.from_records(records, columns=columns)
+    # Numbers stay numbers whatever the batch holds (a batch whose findings all lack a ratio included).
+    return frame.astype({"claimed": float, "expected": float, "ratio": float})
 
 
 #: A CSV cell starting with one of these is run as a formula by spreadsheet programs (OWASP "CSV injection").
@@ -107,15 +126,63 @@ def _defuse(column: pd.Series) -> pd.Series:
     return map_unique(column, _defuse_text)  # once per distinct value: source columns hold three
 
 
-def _to_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
-    if fmt == "parquet":
-        buf = io.BytesIO()
-        frame.to_parquet(buf, index=False)
-        return buf.getvalue()
+def arrow_schema(frame: pd.DataFrame) -> "pa.Schema":
+    """The Parquet schema of a claims or findings table, fixed by its columns' kinds (float64, int64, text) and not
+    by the values of one batch: an all-empty text column is text, so tables written batch by batch
+    (:mod:`audit.stream`) have one schema."""
+    import pyarrow as pa
+
+    def kind(dtype: object) -> pa.DataType:
+        if pd.api.types.is_bool_dtype(dtype):
+            return pa.bool_()
+        if pd.api.types.is_integer_dtype(dtype):
+            return pa.int64()
+        if pd.api.types.is_float_dtype(dtype):
+            return pa.float64()
+        return pa.string()
+
+    return pa.schema([(str(c), kind(frame[c].dtype)) for c in frame.columns])
+
+
+def arrow_table(frame: pd.DataFrame, schema: "pa.Schema | None" = None) -> "pa.Table":
+    """A claims or findings table as Arrow, with :func:`arrow_schema` (text cells that are not text are written as
+    their ``str``)."""
+    import pyarrow as pa
+
+    schema = schema or arrow_schema(frame)
+    columns = {}
+    for f in schema:
+        col = frame[f.name]
+        if pa.types.is_string(f.type) and col.dtype == object:
+            values = col.to_numpy(dtype=object)
+            odd = np.fromiter((v is not None and not isinstance(v, str) for v in values), dtype=bool,
+                              count=len(values)) if len(values) and pd.api.types.infer_dtype(col, skipna=True) \
+                not in ("string", "empty") else np.zeros(len(values), dtype=bool)
+            if odd.any():
+                values = values.copy()
+                values[odd] = [str(v) for v in values[odd]]
+            columns[f.name] = pa.array(values, type=f.type, from_pandas=True)
+        else:
+            columns[f.name] = pa.array(col.to_numpy(), type=f.type, from_pandas=True)
+    return pa.Table.from_pydict(columns, schema=schema)
+
+
+def csv_text(frame: pd.DataFrame, header: bool = True) -> str:
+    """A table as spreadsheet-safe CSV text (written batch by batch, the header only with the first)."""
     safe = frame.apply(_defuse)
     # CRLF line ends: the csv writer quotes a cell holding any character of the line end, so a bare CR (which a
     # spreadsheet takes as a new row) is quoted too; with "\n" alone it was not.
-    return safe.to_csv(index=False, lineterminator="\r\n").encode("utf-8")
+    return safe.to_csv(index=False, header=header, lineterminator="\r\n")
+
+
+def _to_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        buf = io.BytesIO()
+        pq.write_table(arrow_table(frame), buf)
+        return buf.getvalue()
+    return csv_text(frame).encode("utf-8")
 
 
 def claims_bytes(result: AuditResult, fmt: str) -> bytes:

@@ -1,0 +1,108 @@
+"""Formats for continuous integration: ``concise`` (one line per finding, ``file:row: CODE severity: message``,
+as linters print) and ``github`` (GitHub Actions workflow commands, which GitHub shows as annotations on the
+file). Both list every finding worse than ``ok`` (with ``-v``, passing checks too), the phases' findings of a
+multi-phase run under the run's row, and end with the summary line.
+
+Where a finding is: the file and the claim's row in it (a CSV row, a JSON Lines line, a JSON array item, a
+spreadsheet row). GitHub's ``line=`` is given only for line-oriented files (CSV, TSV, JSON Lines), where the row
+is a line number; a JSON array item or a Parquet row is named in the title instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any, Iterator
+
+from audit.findings import Finding
+from audit.records import findings_by_row, summary
+from audit.report import Options, register
+from audit.report.text import _message, _safe
+from audit.result import AuditResult
+
+#: Inputs whose row numbers are line numbers (a CSV header is line 1, so its first claim is row 2).
+LINE_ORIENTED = frozenset({".csv", ".tsv", ".jsonl", ".ndjson"})
+#: GitHub's annotation level for each severity (``::error``, ``::warning``, ``::notice``).
+GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice", "ok": "notice"}
+
+
+@dataclass(frozen=True)
+class Located:
+    """A finding with where its claim was read: file, row in that file, and the claim's id."""
+
+    file: str
+    row: int
+    claim_id: str
+    finding: Finding
+
+    @property
+    def line(self) -> int | None:
+        """The row as a line number when the file is line-oriented, else None."""
+        return self.row if PurePath(self.file).suffix.lower() in LINE_ORIENTED else None
+
+
+def located(result: AuditResult, show_ok: bool = False) -> Iterator[Located]:
+    """Every finding worse than ok (all with ``show_ok``) with its claim's file and row, in input order; a
+    phase's findings come with its run's row."""
+    grouped = findings_by_row(result, worse_than_ok=not show_ok)
+    phases: dict[int, list[Finding]] = {}
+    if result.phase_result is not None and result.phase_parent is not None:
+        for i, found in findings_by_row(result.phase_result, worse_than_ok=not show_ok).items():
+            phases.setdefault(int(result.phase_parent[i]), []).extend(found)
+    info = result.claims.info
+    for row in sorted(set(grouped) | set(phases)):
+        file, claim_id = str(info["file"].iat[row]), str(info["id"].iat[row])
+        raw: Any = info["row"].iat[row]
+        number = int(raw) if raw is not None and raw == raw else row + 1  # NaN: a row with no number in a file
+        for f in grouped.get(row, []) + phases.get(row, []):
+            yield Located(file=file, row=number, claim_id=claim_id, finding=f)
+
+
+def summary_line(result: AuditResult) -> str:
+    """``N claims: a pass, b warn, ...``: the same last line as the text format."""
+    s = summary(result)
+    return f"{s['claims']} claims: " + ", ".join(f"{v} {k}" for k, v in s["status"].items())
+
+
+def _who(item: Located) -> str:
+    """The claim (and the phase, for a phase's finding) in words."""
+    f = item.finding
+    phase = f" [{f.claim_id.rsplit('/', 1)[-1]}]" if f.claim_id != item.claim_id else ""
+    return f"claim {item.claim_id}{phase}"
+
+
+@register("concise", description="one line per finding: file:row: CODE severity: message (as linters print)")
+def render_concise(result: AuditResult, options: Options) -> str:
+    """``file:row: CODE severity: message (claim id)``, one line per finding, then the summary line."""
+    lines = [f"{_safe(i.file)}:{i.row}: {i.finding.rule} {i.finding.severity}: {_message(i.finding)} "
+             f"({_safe(_who(i))})" for i in located(result, options.verbose)]
+    lines.append(summary_line(result))
+    return "\n".join(lines) + "\n"
+
+
+def _data(text: str) -> str:
+    """A workflow command's message, escaped as GitHub's toolkit escapes it (``%``, CR, LF), so that no text
+    from an input can end the command or start another."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    """A workflow command's property value, escaped as GitHub's toolkit escapes it (also ``:`` and ``,``)."""
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+@register("github", description="GitHub Actions workflow annotations (::error file=...,line=...::message)")
+def render_github(result: AuditResult, options: Options) -> str:
+    """One ``::error``/``::warning``/``::notice`` workflow command per finding (GitHub's syntax:
+    https://docs.github.com/en/actions/reference/workflow-commands-for-github-actions), then the summary line."""
+    lines = []
+    for i in located(result, options.verbose):
+        f = i.finding
+        props = [f"file={_property(i.file)}"]
+        if i.line is not None:
+            props.append(f"line={i.line}")
+        title = f"{f.rule} {f.name} ({_who(i)}, row {i.row})"
+        props.append(f"title={_property(_safe(title))}")
+        lines.append(f"::{GITHUB_LEVEL[f.severity]} {','.join(props)}::{_data(_message(f))}")
+    lines.append(summary_line(result))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,197 @@
+"""Scale benchmark: a million claims, Parquet in and Parquet out, against pandas reading and writing the same file.
+
+    python bench/scale.py generate N OUT.parquet [--parts K]   # write N synthetic claims (K files: a dataset)
+    python bench/scale.py run [--rows 1000000] [--quick]        # measure every case and print the table
+
+Every case runs in a subprocess of its own, so its peak memory (``ru_maxrss`` of the child, read with
+``resource.getrusage(RUSAGE_CHILDREN)``) is its own and not the benchmark's. The baseline is measured in the same
+run on the same file: pandas reading the Parquet file and writing a Parquet file of the same number of rows.
+Nothing is asserted: read the ratios against the targets of issue 12.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Hardware names as reports write them, with the dense bf16/fp16 peak of each (datasheets; the catalog's
+#: figures are in audit/data/accelerators.csv). Mixed spellings on purpose: the loader matches each once.
+HARDWARE = ("H100", "NVIDIA H100 SXM", "A100 80GB", "A100", "TPU v4", "TPU v5p", "MI300X", "H800", "V100",
+            "v4-2048", "Gaudi 2", "B200")
+PRECISIONS = (None, "bf16", "fp16", "fp8")
+PHASES = ("pretraining", "fine-tuning", "continued pretraining", None)
+ARCHITECTURES = ({"layers": 32, "d_model": 4096, "heads": 32, "ffn_dim": 11008, "seq_len": 4096,
+                  "vocab_size": 32000, "mlp": "swiglu"},                                        # Llama 2 7B
+                 {"layers": 80, "d_model": 8192, "heads": 64, "kv_heads": 8, "ffn_dim": 28672,
+                  "seq_len": 4096, "vocab_size": 32000, "mlp": "swiglu"},                        # Llama 2 70B
+                 {"layers": 96, "d_model": 12288, "heads": 96, "ffn_dim": 49152, "seq_len": 2048,
+                  "vocab_size": 50257})                                                          # GPT-3 175B
+
+
+def synthetic(n: int, seed: int = 0) -> pd.DataFrame:
+    """n plausible claims of about ten columns: most consistent (C = 6ND, chip-hours = C / (peak · MFU)), a tenth
+    doctored (compute 1000x, GPU-days written as GPU-hours), some with unit strings, a precision, a phase or an
+    architecture. Hardware, precision and phase are drawn from short lists, as a real fleet's runs are."""
+    rng = np.random.default_rng(seed)
+    peak_of = {"H100": 989.4e12, "NVIDIA H100 SXM": 989.4e12, "A100 80GB": 312e12, "A100": 312e12,
+               "TPU v4": 275e12, "TPU v5p": 459e12, "MI300X": 1307.4e12, "H800": 989.4e12, "V100": 125e12,
+               "v4-2048": 275e12, "Gaudi 2": 432e12, "B200": 2250e12}
+    params = 10 ** rng.uniform(8, 11.5, n)
+    tokens = params * rng.uniform(5, 2000, n)
+    chips = (2 ** rng.integers(3, 14, n)).astype(float)
+    mfu = rng.uniform(0.2, 0.55, n)
+    hw = rng.integers(0, len(HARDWARE), n)
+    hw_names = np.array(HARDWARE, dtype=object)[hw]
+    peak = np.array([peak_of[h] for h in HARDWARE])[hw]
+    compute = 6 * params * tokens
+    hours = compute / (chips * 3600 * peak * mfu)
+    doctored = rng.random(n) < 0.1
+    compute = np.where(doctored & (rng.random(n) < 0.5), compute * 1000, compute)
+    chip_hours = np.where(doctored, chips * hours / 24, chips * hours)
+    chips = np.where(hw_names == "v4-2048", np.nan, chips)  # a slice name gives the chips itself
+    # A fifth of the chip-hours as text with a unit, from a few hundred distinct strings (as reports round).
+    text_hours = rng.random(n) < 0.2
+    hours_text = np.array([f"{h / 1e6:.2f}M GPU-hours" for h in chip_hours], dtype=object)
+    chip_hours_col = np.where(text_hours, hours_text, np.array([f"{h:.6g}" for h in chip_hours], dtype=object))
+    precision = np.array(PRECISIONS, dtype=object)[rng.integers(0, len(PRECISIONS), n)]
+    phase = np.array(PHASES, dtype=object)[rng.integers(0, len(PHASES), n)]
+    frame = pd.DataFrame({
+        "id": [f"run-{i}" for i in range(n)],
+        "params": [f"{p / 1e9:.3g}B" for p in params],
+        "tokens": tokens, "compute_flops": compute, "hardware": hw_names, "precision": precision,
+        "chips": chips, "wall_clock_days": hours / 24, "chip_hours": chip_hours_col,
+        "mfu": [f"{m * 100:.1f}%" for m in mfu], "phase": phase,
+    })
+    # One claim in fifty states an architecture (the layers, width, heads of a known model).
+    arch = rng.random(n) < 0.02
+    pick = rng.integers(0, len(ARCHITECTURES), n)
+    for key in ("layers", "d_model", "heads", "kv_heads", "ffn_dim", "seq_len", "vocab_size"):
+        values = np.array([a.get(key, np.nan) for a in ARCHITECTURES], dtype=float)[pick]
+        frame[key] = np.where(arch, values, np.nan)
+    frame["mlp"] = np.where(arch, np.array([a.get("mlp") for a in ARCHITECTURES], dtype=object)[pick], None)
+    return frame
+
+
+def write_dataset(n: int, out: Path, parts: int = 1, seed: int = 0) -> None:
+    """Write n claims to ``out`` (one Parquet file) or, with ``parts`` > 1, to ``parts`` files in folder ``out``."""
+    if parts <= 1:
+        synthetic(n, seed).to_parquet(out, index=False)
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    per = -(-n // parts)
+    for k in range(parts):
+        m = min(per, n - k * per)
+        if m <= 0:
+            break
+        frame = synthetic(m, seed + k)
+        frame["id"] = [f"run-{k}-{i}" for i in range(m)]
+        frame.to_parquet(out / f"part-{k:04d}.parquet", index=False)
+
+
+def measure(args: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int]:
+    """Wall seconds and peak MiB of a command run in a subprocess of its own, and its exit code."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t0 = time.perf_counter()
+    proc = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT)
+    seconds = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB on Linux; the largest child so far
+    if proc.returncode not in (0, 1):
+        sys.stderr.write(proc.stderr.decode("utf-8", "replace")[-2000:])
+    return seconds, (peak if peak > before else float("nan")) / 1024, proc.returncode
+
+
+def _python(code: str) -> list[str]:
+    return [sys.executable, "-c", code]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    gen = sub.add_parser("generate")
+    gen.add_argument("n", type=int)
+    gen.add_argument("out", type=Path)
+    gen.add_argument("--parts", type=int, default=1)
+    run = sub.add_parser("run")
+    run.add_argument("--rows", type=int, default=1_000_000)
+    run.add_argument("--dataset-factor", type=int, default=10, help="the partitioned dataset is this many times "
+                     "larger (0: skip)")
+    run.add_argument("--json-rows", type=int, default=100_000)
+    run.add_argument("--json", type=Path, default=None, help="also write the table's figures here")
+    a = parser.parse_args(argv)
+    if a.cmd == "generate":
+        write_dataset(a.n, a.out, a.parts)
+        return
+    run_cases(a.rows, a.dataset_factor, a.json_rows, a.json)
+
+
+def run_cases(n: int, factor: int, json_rows: int, json_path: Path | None) -> None:
+    """Every case of issue 12, each in its own subprocess, and the table."""
+    cli = [sys.executable, "-m", "audit"]
+    rows: list[tuple[str, int, float, float, float | None]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmpd = Path(tmp)
+        data = tmpd / "claims.parquet"
+        write_dataset(n, data)
+        out = tmpd / "out.parquet"
+        t_base, m_base, _ = measure(_python(
+            f"import pandas as pd; f = pd.read_parquet({str(data)!r}); f.to_parquet({str(out)!r}, index=False)"))
+        rows.append(("pandas read + write Parquet (baseline)", n, t_base, m_base, 1.0))
+        t, m, _ = measure([*cli, "check", str(data), "--format", "parquet", "-o", str(out)])
+        rows.append(("check: Parquet → Parquet, end to end", n, t, m, t / t_base))
+        t, m, _ = measure([*cli, "check", str(data), "--format", "parquet", "-o", str(out), "--findings",
+                           str(tmpd / "findings.parquet")])
+        rows.append(("check: … with --findings", n, t, m, t / t_base))
+        # The engine alone: claims already read, timed in the child and printed.
+        code = ("import sys, time; from audit.reading import load; from audit.pipeline import audit_claims; "
+                f"c = load([{str(data)!r}]); t = time.perf_counter(); audit_claims(c); "
+                "print(time.perf_counter() - t, file=sys.stderr)")
+        proc = subprocess.run(_python(code), capture_output=True, cwd=ROOT)
+        t_engine = float(proc.stderr.decode().strip().splitlines()[-1])
+        rows.append(("engine alone (audit_claims, claims read)", n, t_engine, float("nan"), None))
+        if factor:
+            big = tmpd / "dataset"
+            write_dataset(n * factor, big, parts=factor * 4)
+            t, m, _ = measure([*cli, "check", str(big), "--format", "parquet", "-o", str(out)])
+            rows.append((f"check: partitioned dataset ({factor * 4} files)", n * factor, t, m, t / t_base / factor))
+        small = tmpd / "one.json"
+        small.write_text(json.dumps([{"id": "gpt3", "params": "175B", "tokens": "300B", "compute_flops": 3.14e23}]))
+        t, m, _ = measure([*cli, "--help"])
+        rows.append(("train-audit --help", 0, t, m, None))
+        t, m, _ = measure([*cli, "check", str(small)])
+        rows.append(("check of one claim (text)", 1, t, m, None))
+        jdata = tmpd / "json.parquet"
+        write_dataset(json_rows, jdata)
+        code = ("import json, sys, time; from audit.api import check; from audit.records import to_json; "
+                f"r = check([{str(jdata)!r}]); t = time.perf_counter(); d = to_json(r); t1 = time.perf_counter(); "
+                "s = json.dumps(d, ensure_ascii=False, allow_nan=False); t2 = time.perf_counter(); "
+                "print(t1 - t, t2 - t1, file=sys.stderr)")
+        proc = subprocess.run(_python(code), capture_output=True, cwd=ROOT)
+        t_records, t_dump = (float(x) for x in proc.stderr.decode().strip().splitlines()[-1].split())
+        rows.append(("JSON records (to_json), not counting dumps", json_rows, t_records, float("nan"),
+                     t_records / t_dump))
+        rows.append(("stdlib json.dumps of the same records", json_rows, t_dump, float("nan"), 1.0))
+    print(f"| case | rows | seconds | claims/s | peak MiB | ratio |\n|---|---:|---:|---:|---:|---:|")
+    for name, r, t, m, ratio in rows:
+        rate = f"{r / t:,.0f}" if r > 1 else ""
+        mem = "" if m != m else f"{m:,.0f}"
+        rat = "" if ratio is None else f"{ratio:.2f}"
+        print(f"| {name} | {r:,} | {t:.2f} | {rate} | {mem} | {rat} |")
+    if json_path:
+        json_path.write_text(json.dumps([dict(zip(("case", "rows", "seconds", "peak_mib", "ratio"), r))
+                                         for r in rows], indent=1, allow_nan=True))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+"""Formats for CI: ``concise`` (``file:row: CODE severity: message``), ``github`` (workflow annotations) and
+``sarif`` (SARIF 2.1.0, validated against the official JSON Schema in ``tests/data/sarif/``, see its SOURCE.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from conftest import DATA, REPO, run_cli
+
+#: 1B parameters on 20B tokens: 6·N·D = 6 × 1e9 × 20e9 = 1.2e20 FLOP; 1.2e21 is 10x that: a C001 error.
+HEADER = "id,params,tokens,compute_flops\n"
+AGREES = "agrees,1B,20B,1.2e20\n"
+TEN_X = "ten-x,1B,20B,1.2e21\n"
+SARIF_SCHEMA = DATA / "sarif" / "sarif-2.1.0-rtm.5.json"
+
+
+@pytest.fixture
+def claims_csv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A CSV whose line 3 (header on line 1) is the one claim in error."""
+    monkeypatch.chdir(tmp_path)
+    Path("claims.csv").write_text(HEADER + AGREES + TEN_X)
+    return "claims.csv"
+
+
+def test_concise_one_line_per_finding(claims_csv: str):
+    result = run_cli("check", claims_csv, "--isolated", "-f", "concise", "--select", "C001")
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("claims.csv:3: C001 error: Compute 1.2e21 FLOP (claimed) differs from 1.2e20 FLOP")
+    assert lines[0].endswith("(claim ten-x)")
+    assert lines[1] == "2 claims: 1 pass, 0 warn, 1 fail, 0 invalid, 0 unchecked"
+    verbose = run_cli("check", claims_csv, "--isolated", "-f", "concise", "--select", "C001", "-v").stdout
+    assert verbose.splitlines()[0].startswith("claims.csv:2: C001 ok: ")  # passing checks too with -v
+
+
+def test_github_annotations(claims_csv: str):
+    result = run_cli("check", claims_csv, "--isolated", "-f", "github", "--select", "C001")
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    # GitHub's syntax: ::error file={name},line={line},title={title}::{message}; ',' in a property is %2C.
+    assert lines[0].startswith("::error file=claims.csv,line=3,title=C001 compute-6nd (claim ten-x%2C row 3)::"
+                               "Compute 1.2e21 FLOP (claimed) differs from 1.2e20 FLOP")
+    assert lines[-1] == "2 claims: 1 pass, 0 warn, 1 fail, 0 invalid, 0 unchecked"
+
+
+def test_github_json_array_names_the_item_not_a_line(tmp_path: Path):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps([{"id": "x", "params": "1B", "tokens": "20B", "compute_flops": "1.2e21"}]))
+    line = run_cli("check", str(path), "--isolated", "-f", "github", "--select", "C001").stdout.splitlines()[0]
+    assert line.startswith(f"::error file={path},title=C001 compute-6nd (claim x%2C row 1)::")
+    assert "line=" not in line
+
+
+def test_no_input_text_can_start_a_workflow_command(tmp_path: Path):
+    """An id or hardware name holding a line break and '::' stays inside one escaped annotation (GitHub runs
+    workflow commands line by line: an unescaped newline would let a claims file issue commands)."""
+    hostile = "x\n::add-mask::secret\r::stop-commands::token%0A"
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps([{"id": hostile, "params": "1B", "tokens": "20B", "compute_flops": "1.2e21",
+                                 "hardware": hostile}]))
+    out = run_cli("check", str(path), "--isolated", "-f", "github").stdout
+    lines = out.splitlines()
+    assert len(lines) >= 3
+    assert all(line.startswith(("::error ", "::warning ", "::notice ")) for line in lines[:-1]), out
+    assert lines[-1].startswith("1 claims: ")
+    assert "%0A" not in out.replace("%250A", "")  # the literal %0A in the input is escaped as %250A
+
+
+def test_sarif_is_valid_against_the_official_schema(tmp_path: Path):
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
+    # An error (10x compute), a warning (an accelerator not in the catalog), an invalid value (half a chip), a
+    # passing check, and a file name that needs percent-encoding in a URI.
+    example = tmp_path / "my claims #1.json"
+    example.write_text(json.dumps([
+        {"id": "ten-x", "params": "1B", "tokens": "20B", "compute_flops": "1.2e21"},
+        {"id": "agrees", "params": "1B", "tokens": "20B", "compute_flops": "1.2e20", "hardware": "H1000"},
+        {"id": "half-a-chip", "chips": 0.5, "wall_clock_days": 1, "chip_hours": 12},
+    ]))
+    log = json.loads(run_cli("check", str(example), "--isolated", "-f", "sarif", "-v").stdout)
+    errors = sorted(jsonschema.Draft4Validator(schema).iter_errors(log), key=str)
+    assert not errors, errors[0]
+    assert log["version"] == "2.1.0"
+    run = log["runs"][0]
+    rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    for r in run["results"]:
+        assert rules[r["ruleIndex"]] == r["ruleId"]
+    # Every finding is one result, passing checks as kind "pass" (the JSON summary counts them by severity).
+    summary = run_cli("check", str(example), "--isolated", "-f", "json").json()["summary"]
+    by_level = {level: sum(1 for r in run["results"] if r["level"] == level) for level in ("error", "warning",
+                                                                                           "note", "none")}
+    assert by_level == {"error": summary["findings"]["error"], "warning": summary["findings"]["warning"],
+                        "note": summary["findings"]["info"], "none": summary["findings"]["ok"]}
+    assert by_level["error"] >= 2 and by_level["warning"] >= 1 and by_level["none"] >= 1
+    uri = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri.startswith("file:///") and uri.endswith("/my%20claims%20%231.json")
+
+
+def test_sarif_levels_and_line_locations(claims_csv: str):
+    log = json.loads(run_cli("check", claims_csv, "--isolated", "-f", "sarif", "--select", "C001", "-v").stdout)
+    results = {r["properties"]["claim"]: r for r in log["runs"][0]["results"]}
+    bad, good = results["ten-x"], results["agrees"]
+    assert bad["level"] == "error" and "kind" not in bad
+    assert good["level"] == "none" and good["kind"] == "pass"
+    where = bad["locations"][0]["physicalLocation"]
+    assert where == {"artifactLocation": {"uri": "claims.csv"}, "region": {"startLine": 3}}
+    assert bad["properties"]["claimed"] == 1.2e21 and bad["properties"]["expected"] == 1.2e20
+
+
+def test_formats_are_listed_in_help():
+    out = run_cli("check", "--help").stdout
+    for name in ("concise", "github", "sarif"):
+        assert name in out
+
+
+def test_the_readme_workflow_step_annotates_the_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The README's GitHub Actions step, run on a claims file with one error: exit 1 (the build fails) and one
+    ::error annotation on the claim's line."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    step = next(line for line in readme.splitlines() if "- run: train-audit check" in line)
+    args = step.split("- run: train-audit ", 1)[1].split()
+    monkeypatch.chdir(tmp_path)
+    Path("data").mkdir()
+    Path("data/claims.csv").write_text(HEADER + AGREES + TEN_X)
+    result = run_cli(*args, "--isolated")
+    assert result.exit_code == 1
+    errors = [line for line in result.stdout.splitlines() if line.startswith("::error ")]
+    assert len(errors) == 1 and errors[0].startswith("::error file=data/claims.csv,line=3,title=C001 compute-6nd")

@@ -1,0 +1,99 @@
+"""Batches give what one piece gives: a dataset split into several Parquet files, audited a few claims at a time
+(:mod:`audit.stream`, ``check --batch-size`` and a folder input), writes the same claims table, findings and
+counts as the same claims audited at once."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from audit.api import check
+from audit.cli import cli
+from audit.records import summary
+from audit.report import table
+from audit.stream import claim_batches, stream_check
+
+HARDWARE = ["H100", "A100 80GB", "TPU v4", "v4-2048", "MI300X", "no-such-chip", None]
+
+
+def _claims(n: int, seed: int) -> pd.DataFrame:
+    """Consistent and doctored claims: C = 6·N·D and chip-hours = C / (3600 · peak · MFU) hold for most; a third
+    have the compute 1000x or GPU-days written as GPU-hours; some figures are text with units."""
+    rng = np.random.default_rng(seed)
+    params = 10 ** rng.uniform(8, 11, n)
+    tokens = params * rng.uniform(10, 100, n)
+    compute = 6 * params * tokens * np.where(rng.random(n) < 0.3, 1000, 1)
+    chips = (2 ** rng.integers(3, 10, n)).astype(float)
+    hours = compute / (chips * 3600 * 312e12 * 0.4)
+    return pd.DataFrame({
+        "id": [f"run-{seed}-{i}" for i in range(n)],
+        "params": [f"{p / 1e9:.3g}B" for p in params],
+        "tokens": tokens, "compute_flops": compute,
+        "hardware": [HARDWARE[i] for i in rng.integers(0, len(HARDWARE), n)],
+        "chips": chips,
+        "chip_hours": [f"{h:.4g} GPU-hours" if i % 3 else f"{h:.6g}" for i, h in enumerate(chips * hours)],
+        "mfu": [f"{m:.1f}%" for m in rng.uniform(20, 60, n)],
+    })
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("dataset")
+    parts = [_claims(23, 0), _claims(17, 1), _claims(29, 2)]
+    parts[1].loc[3, "id"] = "run-0-5"      # an id used in an earlier file: V002
+    parts[2].loc[0, "id"] = "run-2-7"      # used again later in the same file: V002 on the second
+    parts[2].loc[4, "tokens"] = -1.0       # a bad value: that claim is invalid
+    files = []
+    for k, part in enumerate(parts):
+        path = folder / f"part-{k}.parquet"
+        part.to_parquet(path, index=False)
+        files.append(str(path))
+    return folder, files
+
+
+@pytest.fixture(scope="module")
+def one(dataset):
+    return check(dataset[1])
+
+
+def test_batches_of_a_folder_equal_one_piece(dataset, one, tmp_path):
+    folder, files = dataset
+    out, found = tmp_path / "claims.parquet", tmp_path / "findings.csv"
+    total = stream_check([str(folder)], str(out), "parquet", str(found), batch_size=10)
+    assert total.batches == 3 + 2 + 3  # 23, 17 and 29 claims, 10 at a time
+    pd.testing.assert_frame_equal(pd.read_parquet(out),
+                                  pd.read_parquet(io.BytesIO(table.claims_bytes(one, "parquet"))))
+    assert found.read_bytes() == table.findings_bytes(one, "findings.csv")
+    assert total.as_dict() == summary(one)
+    flagged = table.claims_frame(one)["rules"].str.split().map(lambda codes: "V002" in codes)
+    assert flagged[flagged].index.tolist() == [23 + 3, 23 + 17 + 7]  # the second use of each id
+
+
+def test_csv_batches_are_the_same_bytes(dataset, one, tmp_path):
+    _, files = dataset
+    out = tmp_path / "claims.csv"
+    stream_check(files, str(out), "csv", batch_size=12)
+    assert out.read_bytes() == table.claims_bytes(one, "csv")
+
+
+def test_rows_keep_their_number_in_their_file(dataset):
+    _, files = dataset
+    batches = list(claim_batches([files[2]], batch_size=10))
+    assert [len(b) for b in batches] == [10, 10, 9]
+    assert batches[1].info["row"].tolist() == list(range(11, 21))
+
+
+def test_command_line_in_batches(dataset, one, tmp_path):
+    folder, files = dataset
+    out = tmp_path / "claims.parquet"
+    res = CliRunner().invoke(cli, ["check", str(folder), "-f", "parquet", "-o", str(out), "--batch-size", "20"])
+    assert res.exit_code == (1 if (one.status.isin(["fail", "invalid"])).any() else 0), res.output
+    assert len(pd.read_parquet(out)) == 23 + 17 + 29
+    assert "69 claims in 5 batches" in res.output
+    bad = CliRunner().invoke(cli, ["check", str(folder), "-f", "html", "-o", str(tmp_path / "r.html")])
+    assert bad.exit_code == 2 and "csv or parquet" in bad.output
+    assert not (tmp_path / "r.html").exists()
