@@ -146,6 +146,11 @@ class Catalog:
         self._rows = [self._make(row) for row in records]
 
     @property
+    def columns(self) -> list[str]:
+        """The catalog's column names (without building :attr:`frame`)."""
+        return list(self._columns)
+
+    @property
     def frame(self) -> "pd.DataFrame":
         """The catalog's rows as a DataFrame of text (built on first use)."""
         if self._frame is None:
@@ -247,6 +252,12 @@ class Catalog:
             return None
         parts = split_mix(text)
         if len(parts) < 2:
+            # "Google TPU v3/TPU v4" (Chinchilla: trained on both): a slash separates names only when the whole is
+            # no name and every part is one (ROCm's "MI250X / MI250" names one device, found whole above).
+            slashed = [p.strip() for p in str(text).split("/") if p.strip()]
+            found = [(part, self.lookup(part)) for part in slashed]
+            if len(found) >= 2 and all(accel is not None for _, accel in found):
+                return found
             return None
         return [(part, self.lookup(part)) for part in parts]
 

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
+from audit.lazy import pandas as pd  # imported on first use: quick start-up
 
 from audit.catalog import Catalog, load_catalog
 from audit.resources import schema_path
@@ -144,7 +144,7 @@ def load_catalog_file(path: str | Path, base: Catalog | None = None) -> Catalog:
 def extra_figure(catalog: Catalog, accelerator_id: str | None, column: str) -> tuple[float, str] | None:
     """An accelerator's own ``price_per_chip_hour`` or ``avg_power_w`` from a catalog file, with its source
     (None when the catalog gives none)."""
-    if accelerator_id is None or column not in catalog.frame.columns:
+    if accelerator_id is None or column not in catalog.columns:  # .columns: the bundled catalog needs no pandas
         return None
     rows = catalog.frame.index[catalog.frame["id"] == accelerator_id]
     if len(rows) == 0:

@@ -88,19 +88,29 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
             return None, np.nan, ids, ()
         return None, np.nan, None, ()
 
-    found = map_unique(info["hardware"], match)
-    matched = found.map(lambda p: p[0])
-    slice_cores = found.map(lambda p: p[1]).astype(float)
-    mix = found.map(lambda p: p[2])
-    accel_id = matched.map(lambda a: None if a is None else a.id)
+    memo: dict[tuple[type, Any], tuple[Any, float, tuple[str, ...] | None, tuple[str, ...]]] = {}
+
+    def found(text: Any) -> tuple[Any, float, tuple[str, ...] | None, tuple[str, ...]]:
+        key = (type(text), text)
+        if key not in memo:
+            memo[key] = match(text)
+        return memo[key]
+
+    # Each column once per distinct text (map_unique), never a Python call per row.
+    text = info["hardware"]
+    matched = map_unique(text, lambda t: found(t)[0])
+    slice_cores = map_unique(text, lambda t: found(t)[1]).astype(float)
+    mix = map_unique(text, lambda t: found(t)[2])
+    accel_id = map_unique(text, lambda t: None if found(t)[0] is None else found(t)[0].id)
     hw = pd.DataFrame({
         "hardware_text": info["hardware"],
         "accelerator": accel_id,
-        "accelerator_name": matched.map(lambda a: None if a is None else a.name),
+        "accelerator_name": map_unique(text, lambda t: None if found(t)[0] is None else found(t)[0].name),
         "mix": mix,
-        "unknown_parts": found.map(lambda p: p[3]),
+        "unknown_parts": map_unique(text, lambda t: found(t)[3]),
     })
-    mix_name = mix.map(lambda ids: None if ids is None else " + ".join(catalog.by_id(i).name for i in ids))
+    mix_name = map_unique(text, lambda t: None if found(t)[2] is None else " + ".join(
+        catalog.by_id(i).name for i in found(t)[2]))
     hw["accelerator_name"] = hw["accelerator_name"].where(mix.isna(), mix_name)
     stated = info["precision"]
 
@@ -142,8 +152,8 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
     hw["catalog_peak"] = map_unique(keys, peak_of).astype(float)
     hw["memory_per_chip"] = map_unique(pd.Series(list(zip(accel_id, mix)), index=info.index), memory_of).astype(float)
     hw["slice_cores"] = slice_cores.to_numpy()
-    gen = hw["accelerator"].map(lambda aid: None if aid is None else aid.replace("tpu-", "").split("-")[0])
-    hw["cores_per_chip"] = gen.map(lambda g: _TPU_CORES_PER_CHIP.get(g, np.nan) if g else np.nan).astype(float)
+    gen = map_unique(hw["accelerator"], lambda aid: None if aid is None else aid.replace("tpu-", "").split("-")[0])
+    hw["cores_per_chip"] = map_unique(gen, lambda g: _TPU_CORES_PER_CHIP.get(g, np.nan) if g else np.nan).astype(float)
 
     # What the hardware makes possible, for the causes that only some accelerators can have (audit/explain.py);
     # an unknown accelerator rules nothing out.
@@ -158,7 +168,7 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
 
     trait = map_unique(pd.Series(list(zip(accel_id, mix)), index=info.index), traits)
     for i, name in enumerate(("sparse_headline", "has_fp8", "multi_die", "tpu")):
-        hw[name] = trait.map(lambda t, i=i: t[i]).astype(bool).to_numpy()
+        hw[name] = map_unique(trait, lambda t, i=i: t is not None and t[i]).astype(bool).to_numpy()
     return hw
 
 

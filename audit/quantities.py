@@ -61,6 +61,9 @@ QUANTITIES: tuple[Quantity, ...] = (
     Quantity("achieved_hardware_flops_per_chip", "Hardware FLOP/s per chip", "FLOP/s", "flops_rate",
              "sustained hardware FLOP/s per accelerator, recomputation included (Megatron-LM's TFLOP/s per GPU)",
              ("hardware_flops_per_chip", "achieved_hardware_flops", "hardware_flops_per_gpu")),
+    Quantity("hardware_compute_flops", "Hardware compute", "FLOP", "flop",
+             "total training compute counted as hardware FLOPs, the recomputed forward pass included (OPT-175B's "
+             "4.3e23)", ("compute_hardware_flops", "hardware_flops_total", "total_hardware_flops")),
     Quantity("peak_flops_per_chip", "Peak FLOP/s per chip", "FLOP/s", "flops_rate",
              "peak for hardware + precision (from the catalog unless claimed)", ("peak_flops", "peak_flops_per_gpu")),
     # Architecture (optional): enables the FLOPs-per-token conventions of audit/flops.py.

@@ -7,7 +7,8 @@ tolerance. Defining a subclass with a ``code`` registers it: the engine, ``train
 renderer read the registry, so a new rule is one class (and its test).
 
 Codes: ``C`` relations among quantities (each can derive a missing quantity or check a claimed one), ``U``
-utilization bounds, ``M`` memory, ``H`` hardware and catalog, ``V`` validity of the input.
+utilization bounds, ``M`` memory, ``H`` hardware and catalog, ``V`` validity of the input, ``E`` energy, carbon
+and cost (relations and bounds), ``R`` regulatory compute thresholds.
 
 Relations are data: ``subject = constant × Π term^exponent`` (:class:`Relation`); the engine solves and checks
 them generically (:mod:`audit.engine`). Other rules implement :meth:`Rule.evaluate` over the engine's work state.
@@ -716,6 +717,110 @@ class HardwareFromModelFlops(RelationRule):
     symbols = {"achieved_hardware_flops_per_chip": "achieved_hw", "recompute_factor": "r",
                "achieved_flops_per_chip": "achieved"}
     order = 95
+
+
+class HardwareComputeFromModel(RelationRule):
+    """Hardware FLOPs are model FLOPs times the recomputation factor: C_hw = r · C.
+
+    **What it checks.** A total compute counted as hardware FLOPs (``hardware_compute_flops``, or a stated compute
+    read so by C019) against the model-FLOPs compute and the recomputation factor r (4/3 with full activation
+    recomputation); it derives the model compute, which C = 6·N·D and the hardware relations then use.
+
+    **Why it matters.** OPT-175B's 4.3e23 FLOP and BloombergGPT's 2.36e23 count the recomputed forward pass; read
+    as model FLOPs they overstate the MFU by r and disagree with the throughput.
+
+    **Example.** OPT-175B: 4.3e23 / (4/3) = 3.23e23 FLOP of model FLOPs, against 6 × 175e9 × 300e9 = 3.15e23.
+
+    **References.** Narayanan et al. 2021, Sec. 5.1 (hardware FLOPs with recomputation); Zhang et al. 2022 (OPT),
+    metaseq logbook; Wu et al. 2023 (BloombergGPT), Sec. 2.
+    """
+
+    code = "C018"
+    name = "hardware-compute"
+    quantity = "hardware_compute_flops"
+    formula = "C_hw = r · C"
+    relation = Relation((("hardware_compute_flops", 1.0), ("recompute_factor", -1.0), ("compute_flops", -1.0)),
+                        1.0)
+    subjects = ("hardware_compute_flops", "compute_flops")
+    symbols = {"hardware_compute_flops": "C_hw", "recompute_factor": "r", "compute_flops": "C"}
+    order = 30
+
+
+class HardwareComputeReading(Rule):
+    """A stated total compute is read as hardware FLOPs when it is r × 6·N·D and the claim counts hardware FLOPs.
+
+    **What it checks.** Whether a stated ``compute_flops`` counts the recomputed forward pass. It is read as
+    hardware FLOPs when it is the recomputation factor (4/3 for full recomputation, unless the architecture gives
+    another) times 6·N·D of the stated parameters and tokens, closer to that than to 6·N·D itself, *and* the claim
+    itself counts hardware FLOPs elsewhere: it states an HFU, activation recomputation, or a FLOP/s per chip that
+    is hardware FLOPs (C015). The finding says so; C018 then derives the model-FLOPs compute.
+
+    **Why it matters.** A compute figure 4/3 of 6·N·D is honest when it counts recomputation; read as model FLOPs
+    it gives an MFU a third too high, which the throughput and the HFU then contradict.
+
+    **Example.** BloombergGPT: 2.36e23 FLOP = 1.37 × 6 × 50.6e9 × 569e9, and its 102 TFLOP/s per A100 are hardware
+    FLOPs (C015): the compute is read as hardware FLOPs, 1.77e23 of model FLOPs.
+
+    **References.** Narayanan et al. 2021, Sec. 5.1; Wu et al. 2023 (BloombergGPT), Sec. 2; Zhang et al. 2022 (OPT).
+    """
+
+    code = "C019"
+    note = True
+    name = "hardware-compute-reading"
+    quantity = "compute_flops"
+    formula = "C_hw = r · 6 · N · D"
+    severity = "info"
+    stage = "prepare"
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        c, chw = "compute_flops", "hardware_compute_flops"
+        claimed = state.source[c].to_numpy(dtype=object) == "claimed"
+        free = claimed & np.isnan(state.col(chw))
+        n_src = state.source["n_eff"].to_numpy(dtype=object) == "claimed"
+        # D as stated, or as Epoch AI gives it: dataset size (tokens) × epochs (C012 derives it later).
+        d_src = state.source["tokens"].to_numpy(dtype=object) == "claimed"
+        tokens = np.where(d_src, state.col("tokens"), state.col("dataset_tokens") * state.col("epochs"))
+        sparse_unknown = state.sparse() & np.isnan(state.col("active_params"))
+        free &= n_src & np.isfinite(tokens) & ~sparse_unknown & ~state.finetune()
+        if not free.any():
+            return None
+        hfu = state.source["hfu"].to_numpy(dtype=object) == "claimed"
+        hw_rate = state.source["achieved_hardware_flops_per_chip"].to_numpy(dtype=object) == "claimed"
+        r_known = state.col("recompute_factor")
+        counts_hardware = hfu | hw_rate | (r_known > 1)
+        r = np.where(r_known > 1, r_known, FULL_RECOMPUTE)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rho = state.col(c) / (6.0 * state.col("n_eff") * tokens)
+            as_hardware = np.abs(np.log(rho / r))
+            as_model = np.abs(np.log(rho))
+        slack_d = np.where(d_src, state.slack("tokens"), state.slack("dataset_tokens", "epochs"))
+        ok = math.log(state.config.tolerance("C008")[0]) + state.slack(c, "n_eff") + slack_d + _SLACK
+        move = free & counts_hardware & np.isfinite(rho) & (as_hardware <= ok) & (as_model > ok) & \
+            (as_hardware < as_model)
+        rows = np.flatnonzero(move)
+        if len(rows) == 0:
+            return None
+        q, source, precision = state.q, state.source, state.precision
+        q.loc[rows, chw] = q.loc[rows, c]
+        source.loc[rows, chw] = "claimed"
+        precision.loc[rows, chw] = precision.loc[rows, c]
+        q.loc[rows, c] = np.nan
+        source.loc[rows, c] = None
+        precision.loc[rows, c] = 0.0
+        state.set_derived("recompute_factor", np.where(move & np.isnan(r_known), FULL_RECOMPUTE, np.nan), cls.code)
+        reason = np.where(hfu, "hfu", np.where(hw_rate, "rate", "recompute"))
+        return findings_frame(rows, cls.code, "info", c, state.col(chw)[rows], (6.0 * state.col("n_eff") * tokens)[rows],
+                              detail=reason[rows].astype(object))
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        stated = fmt.value("compute_flops", float(f["claimed"]))
+        why = {"hfu": "the claim states an HFU", "rate": "its FLOP/s per chip are hardware FLOPs (C015)",
+               "recompute": "the claim states activation recomputation"}[str(f["detail"])]
+        return (f"the stated compute {stated} is read as hardware FLOPs (the recomputed forward pass counted): it is "
+                f"{fmt.ratio(float(f['claimed']) / float(f['expected']))} 6·N·D = "
+                f"{fmt.value('compute_flops', float(f['expected']))}, about the recomputation factor, and {why}")
 
 
 class HardwareFromHFU(RelationRule):

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HARDWARE = ("H100", "NVIDIA H100 SXM", "A100 80GB", "A100", "TPU v4", "TPU v5p", "MI300X", "H800", "V100",
             "v4-2048", "Gaudi 2", "B200")
 PRECISIONS = (None, "bf16", "fp16", "fp8")
-PHASES = ("pretraining", "fine-tuning", "continued pretraining", None)
+DOMAINS = ("Language", "Vision", "Multimodal", None)
 ARCHITECTURES = ({"layers": 32, "d_model": 4096, "heads": 32, "ffn_dim": 11008, "seq_len": 4096,
                   "vocab_size": 32000, "mlp": "swiglu"},                                        # Llama 2 7B
                  {"layers": 80, "d_model": 8192, "heads": 64, "kv_heads": 8, "ffn_dim": 28672,
@@ -42,8 +42,9 @@ ARCHITECTURES = ({"layers": 32, "d_model": 4096, "heads": 32, "ffn_dim": 11008, 
 
 def synthetic(n: int, seed: int = 0) -> pd.DataFrame:
     """n plausible claims of about ten columns: most consistent (C = 6ND, chip-hours = C / (peak · MFU)), a tenth
-    doctored (compute 1000x, GPU-days written as GPU-hours), some with unit strings, a precision, a phase or an
-    architecture. Hardware, precision and phase are drawn from short lists, as a real fleet's runs are."""
+    doctored (compute 1000x, GPU-days written as GPU-hours), some with unit strings, a precision, a domain, and
+    one in fifty with an architecture; one in a hundred is a two-phase run (pre-training then fine-tuning, JSON
+    text in a ``phases`` column). Hardware, precision and domain are drawn from short lists, as a fleet's are."""
     rng = np.random.default_rng(seed)
     peak_of = {"H100": 989.4e12, "NVIDIA H100 SXM": 989.4e12, "A100 80GB": 312e12, "A100": 312e12,
                "TPU v4": 275e12, "TPU v5p": 459e12, "MI300X": 1307.4e12, "H800": 989.4e12, "V100": 125e12,
@@ -63,16 +64,17 @@ def synthetic(n: int, seed: int = 0) -> pd.DataFrame:
     chips = np.where(hw_names == "v4-2048", np.nan, chips)  # a slice name gives the chips itself
     # A fifth of the chip-hours as text with a unit, from a few hundred distinct strings (as reports round).
     text_hours = rng.random(n) < 0.2
-    hours_text = np.array([f"{h / 1e6:.2f}M GPU-hours" for h in chip_hours], dtype=object)
+    hours_text = np.array([f"{h / 1e6:.3g}M GPU-hours" if h >= 1e6 else f"{h:,.0f} GPU-hours"
+                           for h in chip_hours], dtype=object)
     chip_hours_col = np.where(text_hours, hours_text, np.array([f"{h:.6g}" for h in chip_hours], dtype=object))
     precision = np.array(PRECISIONS, dtype=object)[rng.integers(0, len(PRECISIONS), n)]
-    phase = np.array(PHASES, dtype=object)[rng.integers(0, len(PHASES), n)]
+    domain = np.array(DOMAINS, dtype=object)[rng.integers(0, len(DOMAINS), n)]
     frame = pd.DataFrame({
         "id": [f"run-{i}" for i in range(n)],
         "params": [f"{p / 1e9:.3g}B" for p in params],
         "tokens": tokens, "compute_flops": compute, "hardware": hw_names, "precision": precision,
         "chips": chips, "wall_clock_days": hours / 24, "chip_hours": chip_hours_col,
-        "mfu": [f"{m * 100:.1f}%" for m in mfu], "phase": phase,
+        "mfu": [f"{m * 100:.1f}%" for m in mfu], "domain": domain,
     })
     # One claim in fifty states an architecture (the layers, width, heads of a known model).
     arch = rng.random(n) < 0.02
@@ -81,6 +83,16 @@ def synthetic(n: int, seed: int = 0) -> pd.DataFrame:
         values = np.array([a.get(key, np.nan) for a in ARCHITECTURES], dtype=float)[pick]
         frame[key] = np.where(arch, values, np.nan)
     frame["mlp"] = np.where(arch, np.array([a.get("mlp") for a in ARCHITECTURES], dtype=object)[pick], None)
+    # One in a hundred: two phases, 95 % of the tokens in pre-training and 5 % in fine-tuning, at the same rate.
+    two = np.flatnonzero(rng.random(n) < 0.01)
+    phases = np.full(n, None, dtype=object)
+    for i in two:
+        share = (0.95, 0.05)
+        phases[i] = json.dumps([{"name": name, "hardware": str(hw_names[i]), "chips": float(chips[i]) if
+                                 chips[i] == chips[i] else None, "tokens": float(tokens[i] * f),
+                                 "chip_hours": float(chip_hours[i] * f)}
+                                for name, f in zip(("pre-training", "fine-tuning"), share)])
+    frame["phases"] = phases
     return frame
 
 
@@ -100,16 +112,17 @@ def write_dataset(n: int, out: Path, parts: int = 1, seed: int = 0) -> None:
         frame.to_parquet(out / f"part-{k:04d}.parquet", index=False)
 
 
-def measure(args: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int]:
-    """Wall seconds and peak MiB of a command run in a subprocess of its own, and its exit code."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    t0 = time.perf_counter()
-    proc = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT)
-    seconds = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB on Linux; the largest child so far
+def measure(args: list[str]) -> tuple[float, float, float, int]:
+    """Wall seconds, CPU seconds (user + system) and peak MiB (maximum resident set) of a command run in a
+    subprocess of its own (GNU time's ``%M``: the child's own peak, not the largest child's so far), and its
+    exit code."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as out:
+        proc = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", "-o", out.name, *args],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+        wall, user, system, kib = (float(x) for x in out.read().split()[-4:])
     if proc.returncode not in (0, 1):
         sys.stderr.write(proc.stderr.decode("utf-8", "replace")[-2000:])
-    return seconds, (peak if peak > before else float("nan")) / 1024, proc.returncode
+    return wall, user + system, kib / 1024, proc.returncode
 
 
 def _python(code: str) -> list[str]:
@@ -125,72 +138,92 @@ def main(argv: list[str] | None = None) -> None:
     gen.add_argument("--parts", type=int, default=1)
     run = sub.add_parser("run")
     run.add_argument("--rows", type=int, default=1_000_000)
+    run.add_argument("--batch-size", type=int, default=100_000)
     run.add_argument("--dataset-factor", type=int, default=10, help="the partitioned dataset is this many times "
-                     "larger (0: skip)")
-    run.add_argument("--json-rows", type=int, default=100_000)
+                     "larger, streamed (0: skip)")
+    run.add_argument("--words-rows", type=int, default=10_000, help="claims for the cases that write words "
+                     "(--findings, JSON)")
     run.add_argument("--json", type=Path, default=None, help="also write the table's figures here")
     a = parser.parse_args(argv)
     if a.cmd == "generate":
         write_dataset(a.n, a.out, a.parts)
         return
-    run_cases(a.rows, a.dataset_factor, a.json_rows, a.json)
+    run_cases(a.rows, a.batch_size, a.dataset_factor, a.words_rows, a.json)
 
 
-def run_cases(n: int, factor: int, json_rows: int, json_path: Path | None) -> None:
-    """Every case of issue 12, each in its own subprocess, and the table."""
+Row = tuple[str, int, float, float, float, "float | None"]
+
+
+def run_cases(n: int, batch: int, factor: int, words_rows: int, json_path: Path | None) -> None:
+    """Every case of issue 12, each in its own subprocess, and the table (ratios: to the pandas read + write of
+    the same number of rows, measured in the same run)."""
     cli = [sys.executable, "-m", "audit"]
-    rows: list[tuple[str, int, float, float, float | None]] = []
+    rows: list[Row] = []
+
+    def baseline(data: Path, out: Path) -> tuple[float, float]:
+        wall, cpu, mib, _ = measure(_python(
+            f"import pandas as pd; f = pd.read_parquet({str(data)!r}); f.to_parquet({str(out)!r}, index=False)"))
+        return wall, cpu, mib
+
     with tempfile.TemporaryDirectory() as tmp:
         tmpd = Path(tmp)
-        data = tmpd / "claims.parquet"
+        data, out = tmpd / "claims.parquet", tmpd / "out.parquet"
         write_dataset(n, data)
-        out = tmpd / "out.parquet"
-        t_base, m_base, _ = measure(_python(
-            f"import pandas as pd; f = pd.read_parquet({str(data)!r}); f.to_parquet({str(out)!r}, index=False)"))
-        rows.append(("pandas read + write Parquet (baseline)", n, t_base, m_base, 1.0))
-        t, m, _ = measure([*cli, "check", str(data), "--format", "parquet", "-o", str(out)])
-        rows.append(("check: Parquet → Parquet, end to end", n, t, m, t / t_base))
-        t, m, _ = measure([*cli, "check", str(data), "--format", "parquet", "-o", str(out), "--findings",
-                           str(tmpd / "findings.parquet")])
-        rows.append(("check: … with --findings", n, t, m, t / t_base))
-        # The engine alone: claims already read, timed in the child and printed.
+        b_wall, b_cpu, b_mib = baseline(data, out)
+        rows.append(("pandas read + write Parquet (baseline)", n, b_wall, b_cpu, b_mib, 1.0))
+        wall, cpu, mib, _ = measure([*cli, "check", str(data), "--format", "parquet", "-o", str(out)])
+        rows.append(("check: Parquet → Parquet, one piece", n, wall, cpu, mib, wall / b_wall))
+        wall, cpu, mib, _ = measure([*cli, "check", str(data), "--format", "parquet", "-o", str(out),
+                                     "--batch-size", str(batch)])
+        rows.append((f"check --batch-size {batch:,}", n, wall, cpu, mib, wall / b_wall))
+        # The engine alone: claims already read, timed in the child.
         code = ("import sys, time; from audit.reading import load; from audit.pipeline import audit_claims; "
-                f"c = load([{str(data)!r}]); t = time.perf_counter(); audit_claims(c); "
-                "print(time.perf_counter() - t, file=sys.stderr)")
+                f"c = load([{str(data)!r}]); t = time.perf_counter(); p = time.process_time(); audit_claims(c); "
+                "print(time.perf_counter() - t, time.process_time() - p, file=sys.stderr)")
         proc = subprocess.run(_python(code), capture_output=True, cwd=ROOT)
-        t_engine = float(proc.stderr.decode().strip().splitlines()[-1])
-        rows.append(("engine alone (audit_claims, claims read)", n, t_engine, float("nan"), None))
+        e_wall, e_cpu = (float(x) for x in proc.stderr.decode().strip().splitlines()[-1].split())
+        rows.append(("engine alone (audit_claims on claims read)", n, e_wall, e_cpu, float("nan"), None))
         if factor:
             big = tmpd / "dataset"
             write_dataset(n * factor, big, parts=factor * 4)
-            t, m, _ = measure([*cli, "check", str(big), "--format", "parquet", "-o", str(out)])
-            rows.append((f"check: partitioned dataset ({factor * 4} files)", n * factor, t, m, t / t_base / factor))
-        small = tmpd / "one.json"
-        small.write_text(json.dumps([{"id": "gpt3", "params": "175B", "tokens": "300B", "compute_flops": 3.14e23}]))
-        t, m, _ = measure([*cli, "--help"])
-        rows.append(("train-audit --help", 0, t, m, None))
-        t, m, _ = measure([*cli, "check", str(small)])
-        rows.append(("check of one claim (text)", 1, t, m, None))
-        jdata = tmpd / "json.parquet"
-        write_dataset(json_rows, jdata)
+            wall, cpu, mib, _ = measure([*cli, "check", str(big), "--format", "parquet", "-o", str(out),
+                                         "--batch-size", str(batch)])
+            rows.append((f"check of a {factor}x dataset ({factor * 4} files), batches of {batch:,}", n * factor,
+                         wall, cpu, mib, wall / b_wall / factor))
+        words = tmpd / "words.parquet"
+        write_dataset(words_rows, words)
+        w_wall, w_cpu, w_mib = baseline(words, tmpd / "w.parquet")
+        rows.append(("pandas read + write Parquet (baseline)", words_rows, w_wall, w_cpu, w_mib, 1.0))
+        wall, cpu, mib, _ = measure([*cli, "check", str(words), "--format", "parquet", "-o", str(out),
+                                     "--findings", str(tmpd / "findings.parquet")])
+        rows.append(("check with --findings (a message and formula per finding)", words_rows, wall, cpu, mib,
+                     wall / w_wall))
         code = ("import json, sys, time; from audit.api import check; from audit.records import to_json; "
-                f"r = check([{str(jdata)!r}]); t = time.perf_counter(); d = to_json(r); t1 = time.perf_counter(); "
+                f"r = check([{str(words)!r}]); t = time.perf_counter(); d = to_json(r); t1 = time.perf_counter(); "
                 "s = json.dumps(d, ensure_ascii=False, allow_nan=False); t2 = time.perf_counter(); "
                 "print(t1 - t, t2 - t1, file=sys.stderr)")
         proc = subprocess.run(_python(code), capture_output=True, cwd=ROOT)
         t_records, t_dump = (float(x) for x in proc.stderr.decode().strip().splitlines()[-1].split())
-        rows.append(("JSON records (to_json), not counting dumps", json_rows, t_records, float("nan"),
+        rows.append(("JSON: the records (to_json)", words_rows, t_records, float("nan"), float("nan"),
                      t_records / t_dump))
-        rows.append(("stdlib json.dumps of the same records", json_rows, t_dump, float("nan"), 1.0))
-    print(f"| case | rows | seconds | claims/s | peak MiB | ratio |\n|---|---:|---:|---:|---:|---:|")
-    for name, r, t, m, ratio in rows:
+        rows.append(("JSON: stdlib json.dumps of the same records", words_rows, t_dump, float("nan"), float("nan"),
+                     1.0))
+        small = tmpd / "one.json"
+        small.write_text(json.dumps([{"id": "gpt3", "params": "175B", "tokens": "300B", "compute_flops": 3.14e23}]))
+        wall, cpu, mib, _ = measure([*cli, "--help"])
+        rows.append(("train-audit --help", 0, wall, cpu, mib, None))
+        wall, cpu, mib, _ = measure([*cli, "check", str(small)])
+        rows.append(("check of one claim (text)", 1, wall, cpu, mib, None))
+    print("| case | rows | wall s | CPU s | claims/s | peak MiB | ratio |\n|---|---:|---:|---:|---:|---:|---:|")
+    for name, r, t, c, m, ratio in rows:
         rate = f"{r / t:,.0f}" if r > 1 else ""
+        cpu = "" if c != c else f"{c:.2f}"
         mem = "" if m != m else f"{m:,.0f}"
         rat = "" if ratio is None else f"{ratio:.2f}"
-        print(f"| {name} | {r:,} | {t:.2f} | {rate} | {mem} | {rat} |")
+        print(f"| {name} | {r:,} | {t:.2f} | {cpu} | {rate} | {mem} | {rat} |")
     if json_path:
-        json_path.write_text(json.dumps([dict(zip(("case", "rows", "seconds", "peak_mib", "ratio"), r))
-                                         for r in rows], indent=1, allow_nan=True))
+        json_path.write_text(json.dumps([dict(zip(("case", "rows", "wall_s", "cpu_s", "peak_mib", "ratio"), r))
+                                         for r in rows], indent=1))
 
 
 if __name__ == "__main__":

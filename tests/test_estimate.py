@@ -230,11 +230,15 @@ def test_cli_estimate_sweep_over_a_range_as_json(cli_run):
 
 def test_cli_estimate_sweep_as_html_plots_it(cli_run, tmp_path):
     out = tmp_path / "sweep.html"
-    res = cli_run("estimate", "--params", "70B", "--tokens", "2T", "--hardware", "H100 SXM", "--mfu", "0.4",
-                  "--chips", "1024,2048,4096", "--grid", "world", "--format", "html", "-o", str(out))
+    res = cli_run("estimate", "--params", "70B", "--tokens", "2T", "--hardware", "H100 SXM", "--chips", "2048",
+                  "--mfu", "0.3:0.5:0.1", "--grid", "world", "--format", "html", "-o", str(out))
     assert res.exit_code == 0, res.output
     page = out.read_text(encoding="utf-8")
-    assert page.count("<svg") >= 2 and page.count('class="point"') >= 6
+    # Wall-clock, chip-hours, energy and emissions change with the MFU (one chart each, 3 points); the compute
+    # does not, and gets none.
+    titles = re.findall(r"<title>([^<]*) against MFU</title>", page)
+    assert titles == ["Wall-clock", "Chip-hours", "Energy", "Emissions"], titles
+    assert page.count('class="point"') == 4 * 3
     assert "default-src 'none'" in page and "<script" not in page
 
 

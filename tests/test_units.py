@@ -337,7 +337,8 @@ def test_bad_kind_is_a_programming_error(kind: str) -> None:
 
 
 def test_kinds_tuple() -> None:
-    assert KINDS == ("count", "flop", "days", "hours", "fraction", "tokens_rate", "flops_rate", "bytes", "text")
+    assert KINDS == ("count", "flop", "days", "hours", "fraction", "tokens_rate", "flops_rate", "bytes",
+                     "power", "energy", "co2", "usd", "usd_rate", "intensity", "ratio", "text")
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import math
 from typing import Any, Sequence
 
 from audit import formatting as fmt
-from audit.quantities import label
+from audit.quantities import BY_NAME, label
 from audit.records import estimate_json
 from audit.report import json_out
 from audit.report.svg import Scale, _svg_open, _text, _x_tick, _y_tick, data_num, esc, marker, num
@@ -70,7 +70,7 @@ def chart(name: str, y_name: str, xs: Sequence[float], ys: Sequence[float], widt
           height: float = 300) -> str:
     """One line chart of ``y_name`` against the swept ``name`` (log axes when a range spans 30x or more)."""
     pts = [(x, y) for x, y in zip(xs, ys) if math.isfinite(x) and math.isfinite(y) and x > 0 and y > 0]
-    left, right, top, bottom = 78.0, 16.0, 20.0, 48.0
+    left, right, top, bottom = 78.0, 16.0, 30.0, 48.0
     parts = _svg_open(width, height, f"{label(y_name)} against {label(name)}",
                       f"{len(pts)} points of the sweep", "sweep")
     if not pts:
@@ -81,7 +81,7 @@ def chart(name: str, y_name: str, xs: Sequence[float], ys: Sequence[float], widt
         x0, x1 = x0 * 0.9, x1 * 1.1
     if y0 == y1:
         y0, y1 = y0 * 0.9, y1 * 1.1
-    xlog, ylog = x1 / x0 >= 30, y1 / y0 >= 30
+    xlog, ylog = x1 / x0 >= 8, y1 / y0 >= 30  # a doubling sweep (1024, 2048, 4096, ...) reads best on log x
     if not ylog:
         pad = (y1 - y0) * 0.08
         y0, y1 = max(y0 - pad, 0.0) if y0 - pad > 0 else y0 * 0.9, y1 + pad
@@ -99,17 +99,25 @@ def chart(name: str, y_name: str, xs: Sequence[float], ys: Sequence[float], widt
         parts.append(f'<g class="point" transform="translate({num(sx(x))},{num(sy(y))})" data-x="{data_num(x)}" '
                      f'data-value="{data_num(y)}">{marker("ok", 4)}<title>{esc(tip)}</title></g>')
     parts.append(_text((left + width - right) / 2, height - 8, label(name), "middle"))
-    parts.append(_text(12, top - 6, label(y_name)))
+    unit = BY_NAME[y_name].unit if y_name in BY_NAME else ""
+    parts.append(_text(12, 14, f"{label(y_name)} ({unit})" if unit else label(y_name)))
     parts.append("</svg>")
     return "\n".join(parts)
 
 
+def _varies(values: Sequence[float]) -> bool:
+    """Whether a quantity changes across the sweep (a constant one is in the table, not worth a chart)."""
+    finite = [v for v in values if math.isfinite(v)]
+    return len(finite) > 1 and max(finite) > min(finite) * (1 + 1e-9)
+
+
 def render_html(name: str, texts: Sequence[str], results: Sequence[AuditResult], title: str = "train-audit sweep"
                 ) -> str:
-    """One self-contained page: the table and a chart per derived quantity; no script, no network."""
+    """One self-contained page: the table and a chart per quantity that changes across the sweep; no script, no
+    network."""
     xs = [_value(r, name) for r in results]
     charts = [chart(name, y, xs, [_value(r, y) for r in results]) for y in PLOTTED
-              if y != name and any(math.isfinite(_value(r, y)) for r in results)]
+              if y != name and _varies([_value(r, y) for r in results])]
     table = render_text(name, texts, results)
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
