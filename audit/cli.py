@@ -452,6 +452,11 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
     if mlflow_uri or statistics:
         raise AuditUsageError(f"{'--mlflow' if mlflow_uri else '--statistics'} does not work in batches "
                               f"(--batch-size, or a folder input)")
+    for folder in (p for p in inputs if p != "-" and os.path.isdir(p)):
+        for option, target in (("-o", output), ("--findings", findings_path)):
+            if target and os.path.realpath(target).startswith(os.path.join(os.path.realpath(folder), "")):
+                raise AuditUsageError(f"{option} {target} is inside the input folder {folder}; a later run would "
+                                      f"read it as input: write it elsewhere")
     catalog = _user_catalog(catalog_file)
 
     def audit_one(claims: Any) -> Any:

@@ -978,6 +978,37 @@ class FinetuneFromHardware(RelationRule):
         return state.finetune()
 
 
+class FinetuneSixND(RelationRule):
+    """A fine-tune's own compute is about six FLOPs per parameter per fine-tuning token: C_finetune ≈ 6·N·D.
+
+    **What it checks.** For a claim that names a base model (a fine-tune), its own compute
+    (``finetune_compute_flops``) against 6 × parameters × tokens, the tokens being those of the fine-tuning (Epoch
+    AI's dataset size and epochs of a fine-tuned row describe the fine-tuning data). With one of the three missing
+    it derives it; C016 then ties the fine-tune's compute to its hardware. The tolerance is C001's.
+
+    **Why it matters.** C001 cannot check a fine-tune (its total compute includes the base model's): this is the
+    same test on the part the fine-tune's own figures describe.
+
+    **Example.** Minerva 540B (Lewkowycz et al. 2022): fine-tune compute 2.14e23 FLOP (Epoch AI) against
+    6 × 540.35e9 × 26e9 tokens = 8.43e22: 2.5x, a warning (the 1,024 "chips" of a v4-1024 slice are TensorCores).
+
+    **References.** Kaplan et al. 2020, Sec. 2.1; Epoch AI, *Data on Notable AI Models*, "Finetune compute".
+    """
+
+    code = "C020"
+    name = "finetune-6nd"
+    quantity = "finetune_compute_flops"
+    formula = "C_finetune = 6 · N · D"
+    relation = Relation((("finetune_compute_flops", 1.0), ("n_eff", -1.0), ("tokens", -1.0)), 6.0)
+    subjects = ("finetune_compute_flops", "tokens", "n_eff")
+    symbols = {"finetune_compute_flops": "C_finetune", "n_eff": "N", "tokens": "D"}
+    order = 42
+
+    @classmethod
+    def applies(cls, state: WorkState) -> np.ndarray | None:
+        return state.finetune()
+
+
 class FinetuneScope(Rule):
     """A fine-tune's total compute includes its base model's; its hardware figures describe the fine-tune.
 

@@ -116,6 +116,7 @@ def run_tool(paths: list[str]) -> Verdicts:
     hardware = pd.DataFrame({
         "hardware_text": result.hardware["hardware_text"].to_numpy(),
         "accelerator": result.hardware["accelerator"].to_numpy(),
+        "mix": result.hardware["mix"].to_numpy() if "mix" in result.hardware else None,
     })
     return Verdicts(frame, hardware)
 
@@ -192,7 +193,7 @@ def print_set(title: str, joined: pd.DataFrame, m: dict, missing: list, extra: l
     flagged = status.isin(FLAGGED) | ~status.isin(FLAGGED | NOT_FLAGGED)
     false_alarms = joined[flagged & joined["consistent"]]
     misses = joined[~flagged & ~joined["consistent"]]
-    catalog_only = false_alarms["rules"].map(lambda r: bool(r) and not (r - CATALOG_RULES))
+    catalog_only = false_alarms["rules"].map(lambda r: bool(r) and not (r - CATALOG_RULES)).astype(bool)
     print(f"disagreements            {len(false_alarms)} false alarms "
           f"({int(catalog_only.sum())} raised only by H001-H003), {len(misses)} misses")
     order = {"fail": 0, "invalid": 1, "warn": 2}
@@ -309,13 +310,18 @@ def main(argv: list[str] | None = None) -> int:
 
     hw = epoch.hardware
     names = hw["hardware_text"].notna() & (hw["hardware_text"].astype(str).str.strip() != "")
-    resolved = names & hw["accelerator"].notna()
+    # A cell listing several accelerators, each of them known, resolves to a mix (issue 9: "read as a mix and
+    # said so"); it counts as resolved, and is shown apart.
+    one = names & hw["accelerator"].notna()
+    mixed = names & hw["mix"].notna()
+    resolved = one | mixed
     unresolved = hw.loc[names & ~resolved, "hardware_text"].value_counts()
     in_labels = hw.index.isin(labelled_pos)
     m["hardware_resolution"] = share(int(resolved.sum()), int(names.sum()))
     m["hardware_resolution_labelled"] = share(int((resolved & in_labels).sum()), int((names & in_labels).sum()))
     print("\n== Hardware named in Epoch's file ==")
-    print(f"rows naming hardware that resolve to a catalog accelerator: {ratio(int(resolved.sum()), int(names.sum()))}")
+    print(f"rows naming hardware that resolve to a catalog accelerator or a mix of them: "
+          f"{ratio(int(resolved.sum()), int(names.sum()))} ({int(one.sum())} one accelerator, {int(mixed.sum())} a mix)")
     print(f"  among the labelled rows: {ratio(int((resolved & in_labels).sum()), int((names & in_labels).sum()))}")
     if len(unresolved):
         print(f"  unresolved names ({len(unresolved)} distinct, most frequent first):")

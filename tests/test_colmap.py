@@ -14,7 +14,7 @@ from audit.reading import LoadError, load_column_map
 from audit.reading.colmap import MAP_FIELDS, profile
 from conftest import DATA, PF_DAY, claim_by_id
 
-EPOCH_EXTRACT = DATA / "epoch_extract.csv"  # ten rows of Epoch AI's notable_ai_models.csv, every column as published
+EPOCH_EXTRACT = DATA / "epoch_extract.csv"  # ten rows of Epoch AI's notable_ai_models.csv as published (CC BY 4.0)
 
 #: Touvron et al. 2023 (LLaMA), Table 15: 1,022,362 GPU-hours for LLaMA-65B (2,048 A100 80GB, 21 days).
 LLAMA65_GPU_HOURS = 1_022_362

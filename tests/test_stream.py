@@ -94,6 +94,10 @@ def test_command_line_in_batches(dataset, one, tmp_path):
     assert res.exit_code == (1 if (one.status.isin(["fail", "invalid"])).any() else 0), res.output
     assert len(pd.read_parquet(out)) == 23 + 17 + 29
     assert "69 claims in 5 batches" in res.output
+    assert "auditing" not in res.output  # no progress bar when standard error is not a terminal
     bad = CliRunner().invoke(cli, ["check", str(folder), "-f", "html", "-o", str(tmp_path / "r.html")])
     assert bad.exit_code == 2 and "csv or parquet" in bad.output
     assert not (tmp_path / "r.html").exists()
+    inside = CliRunner().invoke(cli, ["check", str(folder), "-f", "csv", "-o", str(folder / "out.csv")])
+    assert inside.exit_code == 2 and "inside the input folder" in inside.output
+    assert not (folder / "out.csv").exists()
