@@ -6,9 +6,11 @@ downloaded browser), with every network request refused, and writes:
 
 - ``docs/report.png``: the top of the page (title and summary);
 - ``docs/report-charts.png``: the charts;
-- ``docs/report-claim.png``: the first (worst) claim in full.
+- ``docs/report-claim.png``: the first (worst) claim in full, from the example report (``reports/example.html``:
+  claims with known slips), since every run of the corpus passes.
 
-Options: ``--html FILE`` (another report), ``--out DIR`` (another folder), ``--chromium PATH``.
+Options: ``--html FILE`` (another report), ``--claim-html FILE`` (the report of the claim shot), ``--out DIR``
+(another folder), ``--chromium PATH``.
 """
 
 from __future__ import annotations
@@ -34,8 +36,9 @@ def _clip(page, selector: str, top_of_page: bool, max_height: float) -> dict[str
     return {"x": 0, "y": top, "width": WIDTH, "height": bottom - top}
 
 
-def shoot(html: Path, out: Path, chromium: str = CHROMIUM) -> list[Path]:
-    """Write the screenshots of ``html`` into ``out``; returns their paths."""
+def shoot(html: Path, out: Path, chromium: str = CHROMIUM, claim_html: Path | None = None) -> list[Path]:
+    """Write the screenshots of ``html`` (the claim's of ``claim_html``, default ``html``) into ``out``; returns
+    their paths."""
     from playwright.sync_api import sync_playwright
 
     url = html.resolve().as_uri()
@@ -46,12 +49,16 @@ def shoot(html: Path, out: Path, chromium: str = CHROMIUM) -> list[Path]:
         try:
             context = browser.new_context(viewport={"width": WIDTH, "height": 900}, device_scale_factor=1,
                                           offline=True, service_workers="block")
-            context.route("**/*", lambda route: route.continue_() if route.request.url == url else route.abort())
+            claim_url = (claim_html or html).resolve().as_uri()
+            allowed = {url, claim_url}
+            context.route("**/*", lambda route: route.continue_() if route.request.url in allowed else route.abort())
             page = context.new_page()
-            page.goto(url)
-            for name, selector, from_top, max_height in (("report.png", "#summary", True, 1400),
-                                                         ("report-charts.png", "#charts", False, 1500),
-                                                         ("report-claim.png", "article.claim", False, 2400)):
+            for name, selector, from_top, max_height, target_url in (
+                    ("report.png", "#summary", True, 1400, url),
+                    ("report-charts.png", "#charts", False, 1500, url),
+                    ("report-claim.png", "article.claim", False, 2400, claim_url)):
+                if page.url != target_url:
+                    page.goto(target_url)
                 if page.locator(selector).count() == 0:
                     continue
                 target = out / name
@@ -65,13 +72,14 @@ def shoot(html: Path, out: Path, chromium: str = CHROMIUM) -> list[Path]:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--html", type=Path, default=REPO / "reports" / "corpus.html")
+    parser.add_argument("--claim-html", type=Path, default=REPO / "reports" / "example.html")
     parser.add_argument("--out", type=Path, default=HERE)
     parser.add_argument("--chromium", default=CHROMIUM)
     args = parser.parse_args(argv)
     if not Path(args.chromium).exists():
         print(f"{args.chromium} not found: install Debian's chromium (apt-get install chromium)", file=sys.stderr)
         return 2
-    for path in shoot(args.html, args.out, args.chromium):
+    for path in shoot(args.html, args.out, args.chromium, args.claim_html):
         print(f"wrote {path.relative_to(REPO) if path.is_relative_to(REPO) else path}")
     return 0
 
