@@ -2401,7 +2401,8 @@ class RegulatoryThresholds(Rule):
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
         where, low_s, high_s = str(f["detail"]).split("|")
         low, high, line = float(low_s), float(high_s), float(f["expected"])
-        lines = [t for t in _reference.thresholds() if t.flop == line]
+        # The line is matched within rounding: the finding's numbers may have been rounded on the way out.
+        lines = [t for t in _reference.thresholds() if math.isclose(t.flop, line, rel_tol=1e-9)]
         names = "; ".join(f"{t.instrument}, {t.provision}" + ("" if t.in_force else f" ({t.status})") for t in lines)
         figures = fmt.sci(low) if fmt.sci(low) == fmt.sci(high) else f"{fmt.sci(low)} to {fmt.sci(high)}"
         if where == "above":
@@ -2416,6 +2417,6 @@ class RegulatoryThresholds(Rule):
     @classmethod
     def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
         line = float(f["expected"])
-        sources = " | ".join(t.source for t in _reference.thresholds() if t.flop == line)
+        sources = " | ".join(t.source for t in _reference.thresholds() if math.isclose(t.flop, line, rel_tol=1e-9))
         return f"C · (1 ± 0.3) vs {fmt.sci(line)} FLOP; sources: {sources}"
 

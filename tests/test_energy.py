@@ -19,8 +19,13 @@ def status(record: dict) -> str:
     return str(check_records([record]).status.iat[0])
 
 
-# Llama 2 (Touvron et al. 2023, Sec. 2.2.1 and Table 2): A100-80GB GPU-hours, power per GPU (400 W on RSC,
-# 350 W on the production cluster) and tCO2eq per model; no PUE (cooling and non-GPU power are left out).
+# Llama 2 (Touvron et al. 2023, arXiv:2307.09288, Sec. 2.2.1 and Table 2 "CO2 emissions during pretraining"):
+# A100-80GB GPU-hours, power per GPU and tCO2eq per model. The power column is "peak power capacity per GPU
+# device for the GPUs used adjusted for power usage efficiency": 400 W for 7B, 13B and 70B, 350 W for 34B (the
+# per-GPU power cap: 400 W on the Research Super Cluster, 350 W on the production cluster, Sec. 2.2.1); the text
+# adds that the calculation leaves out interconnect, non-GPU server power and cooling, so no PUE. The Total row
+# prints 3,311,616 GPU-hours and 539.00 t. The released model card (meta-llama/llama MODEL_CARD.md, "Carbon
+# Footprint") repeats the 7B, 13B and 70B rows and the totals; 34B was not released.
 LLAMA2 = {
     "7b": (184_320, 400, 31.22),
     "13b": (368_640, 400, 62.44),
@@ -35,11 +40,21 @@ def llama2(size: str, **over: object) -> dict:
             "power_w_per_chip": f"{watts} W", "co2_tonnes": f"{tco2} tCO2eq", **over}
 
 
+def test_llama2_table2_rows_add_up_to_its_total_row():
+    # GPU-hours: 184,320 + 368,640 + 1,038,336 + 1,720,320 = 3,311,616, the printed total exactly.
+    assert sum(hours for hours, _, _ in LLAMA2.values()) == 3_311_616
+    # Tonnes: 31.22 + 62.44 + 153.90 + 291.42 = 538.98, printed 539.00: the total was rounded from the unrounded
+    # rows, so the rows agree with it only to about 0.02 t.
+    tonnes = sum(t for _, _, t in LLAMA2.values())
+    assert tonnes == pytest.approx(538.98) and round(tonnes, 1) == 539.0
+
+
 @pytest.mark.parametrize("size", sorted(LLAMA2))
 def test_llama2_table2_implies_one_grid_intensity(size):
     # 70B by hand: 1,720,320 h x 400 W = 688,128 kWh = 688.128 MWh; 291.42 t / 688.128 MWh = 0.42350 kg/kWh.
-    # 7B: 184,320 x 0.4 = 73,728 kWh; 31.22 / 73.728 = 0.42345. 34B: 1,038,336 x 0.35 = 363,417.6 kWh;
-    # 153.90 / 363.4176 = 0.42348. The four rows agree on about 0.4235 kg CO2e per kWh.
+    # 7B: 184,320 x 0.4 = 73,728 kWh; 31.22 / 73.728 = 0.42345. 13B: 368,640 x 0.4 = 147,456 kWh;
+    # 62.44 / 147.456 = 0.42345. 34B: 1,038,336 x 0.35 = 363,417.6 kWh; 153.90 / 363.4176 = 0.42348.
+    # The four rows agree on about 0.4235 kg CO2e per kWh.
     hours, watts, tco2 = LLAMA2[size]
     result = check_records([llama2(size)])
     assert result.q.at[0, "energy_mwh"] == pytest.approx(hours * watts / 1e6)
@@ -63,8 +78,12 @@ def test_llama2_doctored_kilograms_in_the_tonnes_column_fail():
     assert status(record) == "fail"
 
 
-# PaLM (Chowdhery et al. 2022, carbon footprint section): 6,144 TPU v4 chips for 1,200 h and 3,072 for 336 h;
-# 378.5 W measured system power per chip; PUE 1.08; 0.079 tCO2e per MWh; 271.43 tCO2e.
+# PaLM (Chowdhery et al. 2022, arXiv:2204.02311, Appendix B, compute usage and environmental impact): 6,144 TPU
+# v4 chips for 1,200 h and 3,072 for 336 h "including some downtime and repeated steps"; 378.5 W measured system
+# power per chip; PUE 1.08 (Oklahoma data centre); 0.079 tCO2e per MWh; 271.43 tCO2e. Checked against secondary
+# transcriptions of App. B and the arithmetic below, not against the primary text; the first arXiv version gave
+# 240.5 tCO2e (as cited by Wang et al. 2022, arXiv:2204.05832v1, App. B), so cite the version. The energy is not
+# a printed figure here: 3,435.8 MWh (about 3.4 GWh) is derived.
 PALM_HOURS = 6144 * 1200 + 3072 * 336  # = 7,372,800 + 1,032,192 = 8,404,992 chip-hours
 
 
@@ -88,7 +107,9 @@ def test_palm_doctored_copies_fail(doctored):
     assert status(palm(id="palm-doctored", **doctored)) == "fail"
 
 
-# DeepSeek-V3 (DeepSeek-AI 2024, technical report Table 1): 2.788M H800 GPU-hours at USD 2 = USD 5.576M.
+# DeepSeek-V3 (DeepSeek-AI 2024, DeepSeek-V3 Technical Report, arXiv:2412.19437, Sec. 1, Table 1, p. 5, "Training
+# costs of DeepSeek-V3, assuming the rental price of H800 is $2 per GPU hour"): pre-training 2,664K + context
+# extension 119K + post-training 5K = 2,788K H800 GPU hours; USD 5.328M + 0.238M + 0.01M = USD 5.576M.
 DSV3 = {"id": "deepseek-v3", "hardware": "H800", "chip_hours": "2.788M GPU-hours",
         "price_per_chip_hour": "$2/GPU-hour", "cost_usd": "$5.576M"}
 

@@ -181,7 +181,8 @@ def test_split_is_not_checked_against_the_compute_it_came_from():
 def test_estimate_energy_cost_and_co2_from_reference_data():
     # 70B x 2T: C = 6 x 70e9 x 2e12 = 8.4e23 FLOP; on H100 SXM (989.4 TFLOP/s dense bf16) at MFU 0.4:
     # chip-hours = 8.4e23 / (3600 x 989.4e12 x 0.4) = 589,583 h. Power: the H100 SXM TDP 700 W (an upper bound,
-    # said); PUE 1.0: energy = 589,583 x 700 / 1e6 = 412.7 MWh; US grid 0.369 kg/kWh (Ember 2023): 152.3 t;
+    # said); PUE 1.0: energy = 589,583 x 700 / 1e6 = 412.7 MWh; US grid 0.369 kg/kWh (the US national average
+    # quoted by Guidi et al. 2024, arXiv:2411.09786v1): 412.7 x 0.369 = 152.3 t;
     # H800 at USD 2 (DeepSeek-V3 report's price): cost = 1,179,166 USD.
     hours = 6 * 70e9 * 2e12 / (SECONDS_PER_HOUR * H100_SXM_BF16 * 0.4)
     result = estimate({"params": "70B", "tokens": "2T", "hardware": "H100 SXM", "mfu": 0.4},
@@ -191,7 +192,7 @@ def test_estimate_energy_cost_and_co2_from_reference_data():
     assert _value(q, "power_w_per_chip") == 700 and "TDP" in q["power_w_per_chip"]["how"]
     assert _value(q, "energy_mwh") == pytest.approx(hours * 700 / 1e6)
     assert _value(q, "co2_tonnes") == pytest.approx(hours * 700 / 1e6 * 0.369)
-    assert "Ember" in q["grid_kgco2_per_kwh"]["how"]
+    assert "arXiv:2411.09786" in q["grid_kgco2_per_kwh"]["how"]  # the row's source, named in the derivation
     assert _value(q, "cost_usd") == pytest.approx(hours * 2.0)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,9 @@ from audit.records import SHOWN_QUANTITIES, findings_by_row
 from audit.report import Options, register
 from audit.result import AuditResult
 from audit.rounding import round_array
+
+if TYPE_CHECKING:  # annotations only: pyarrow is imported when a Parquet file is written
+    import pyarrow as pa
 
 
 def claims_frame(result: AuditResult) -> pd.DataFrame:
