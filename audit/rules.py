@@ -801,13 +801,7 @@ class HardwareComputeReading(Rule):
         rows = np.flatnonzero(move)
         if len(rows) == 0:
             return None
-        q, source, precision = state.q, state.source, state.precision
-        q.loc[rows, chw] = q.loc[rows, c]
-        source.loc[rows, chw] = "claimed"
-        precision.loc[rows, chw] = precision.loc[rows, c]
-        q.loc[rows, c] = np.nan
-        source.loc[rows, c] = None
-        precision.loc[rows, c] = 0.0
+        state.restate(rows, c, chw)
         state.set_derived("recompute_factor", np.where(move & np.isnan(r_known), FULL_RECOMPUTE, np.nan), cls.code)
         reason = np.where(hfu, "hfu", np.where(hw_rate, "rate", "recompute"))
         return findings_frame(rows, cls.code, "info", c, state.col(chw)[rows], (6.0 * state.col("n_eff") * tokens)[rows],
@@ -914,13 +908,7 @@ class HardwareFlopsReading(Rule):
         rows = np.flatnonzero(move)
         if len(rows) == 0:
             return None
-        q, source, precision = state.q, state.source, state.precision
-        q.loc[rows, hw] = q.loc[rows, ach]
-        source.loc[rows, hw] = "claimed"
-        precision.loc[rows, hw] = precision.loc[rows, ach]
-        q.loc[rows, ach] = np.nan
-        source.loc[rows, ach] = None
-        precision.loc[rows, ach] = 0.0
+        state.restate(rows, ach, hw)
         state.set_derived("recompute_factor", np.where(fits & np.isnan(r), FULL_RECOMPUTE, np.nan), cls.code)
         reason = np.where(hfu, "hfu", np.where(r > 1, "recompute", "fits"))
         return findings_frame(rows, cls.code, "info", ach, state.col(hw)[rows], implied[rows],

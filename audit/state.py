@@ -96,6 +96,17 @@ class WorkState:
             self._finetune = (base.notna() & base.astype(str).str.strip().ne("")).to_numpy(dtype=bool)
         return self._finetune
 
+    def restate(self, rows: np.ndarray, old: str, new: str) -> None:
+        """Read the stated ``old`` figure of ``rows`` as the quantity ``new`` instead (a FLOP/s or a compute read as
+        hardware FLOPs): the value, its source and its precision move; ``old`` becomes unknown."""
+        q, source, precision = self.q, self.source, self.precision
+        q.loc[rows, new] = q.loc[rows, old]
+        source.loc[rows, new] = source.loc[rows, old]
+        precision.loc[rows, new] = precision.loc[rows, old]
+        q.loc[rows, old] = np.nan
+        source.loc[rows, old] = None
+        precision.loc[rows, old] = 0.0
+
     def sparse(self) -> np.ndarray:
         """Claims of a mixture-of-experts model, as the claim's ``architecture``, its parameter notes
         (:data:`audit.quantities.SPARSE_PATTERN`) or an expert count above one say: N in C = 6ND is then the active
