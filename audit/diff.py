@@ -26,7 +26,7 @@ from audit.findings import STATUSES, fail_levels
 from audit.quantities import INPUT_QUANTITIES, TEXT_FIELDS
 from audit.records import findings_by_row, summary
 from audit.result import AuditResult
-from audit.rounding import round_value
+from audit.rounding import round_array, round_value
 
 __all__ = ["KEYS", "diff_results", "exit_status", "render_text"]
 
@@ -77,7 +77,10 @@ def _figures(old: AuditResult, new: AuditResult, io: np.ndarray, jn: np.ndarray,
         nv = new.claims.values[name].to_numpy(dtype=float)[jn]
         ot = old.claims.text[name].to_numpy(dtype=object)[io]
         nt = new.claims.text[name].to_numpy(dtype=object)[jn]
-        same = (ov == nv) | (np.isnan(ov) & np.isnan(nv) & (pd.isna(ot) == pd.isna(nt)))
+        # Equal to the 12 significant digits every output is rounded to: a file written back by another program
+        # ("9.618950880000001e+21" -> "9.61895088e+21") has not changed its figures.
+        ov_r, nv_r = round_array(ov), round_array(nv)
+        same = (ov_r == nv_r) | (np.isnan(ov) & np.isnan(nv) & (pd.isna(ot) == pd.isna(nt)))
         # An invalid figure (NaN) stays a change when its text changed ("12OB" -> "12OOB").
         same &= ~(np.isnan(ov) & np.isnan(nv) & pd.notna(ot) & pd.notna(nt) & (ot != nt))
         for k in np.flatnonzero(~same).tolist():

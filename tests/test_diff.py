@@ -110,3 +110,13 @@ def test_a_papers_v1_and_v2(tmp_path, cli_run):
     assert change["status"]["old"] == "fail" and change["status"]["new"] == "pass"
     assert change["findings"]["appeared"] == [] and change["findings"]["resolved"]
     assert res.exit_code == 0  # the revision fixes an error and adds a passing claim
+
+
+def test_a_figure_written_back_with_another_float_repr_is_not_a_change(tmp_path):
+    # A database written back by pandas: 9.618950880000001e+21 (Epoch's cell) becomes 9.61895088e+21, one ulp apart;
+    # equal to the 12 significant digits every output carries, so not a changed figure.
+    (tmp_path / "a.csv").write_text("id,params,tokens,compute_flops\nfgn,1B,1T,9.618950880000001e+21\n")
+    (tmp_path / "b.csv").write_text("id,params,tokens,compute_flops\nfgn,1B,1T,9.61895088e+21\n")
+    assert 9.618950880000001e+21 != 9.61895088e+21
+    d = diff_results(check([str(tmp_path / "a.csv")]), check([str(tmp_path / "b.csv")]))
+    assert d["summary"]["figures_changed"] == 0 and d["summary"]["unchanged"] == 1

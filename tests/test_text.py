@@ -54,3 +54,9 @@ def test_a_claims_source_and_extra_fields_are_shown():
     page = text.render(result)
     assert "  source: Brown et al. 2020, Table D.1" in page.splitlines()
     assert "  extra: cluster=azure-v100" in page.splitlines()
+
+
+def test_the_longest_status_keeps_a_space_before_the_id():
+    # "unchecked" is 9 characters, the width of the status column: the id must not run into it.
+    out = text.render(check_records([{"id": "lonely", "params": "7B"}]))
+    assert any(line.startswith("unchecked lonely") for line in out.splitlines()), out

@@ -79,7 +79,7 @@ def render(result: AuditResult, style: Style = _plain, show_ok: bool = False) ->
             f"{_cut(accel, 22):<22} "
             f"{cell(row, 'mfu', unit=True):>8}"
         )
-        lines.append(f"{style(f'{status:<9}', _STATUS_COLOR[status])}{cells}")
+        lines.append(f"{style(f'{status:<9}', _STATUS_COLOR[status])} {cells}")
     lines.append("* derived by the tool from the stated figures (not stated); ? hardware not in the catalog")
     lines.append("")
     grouped = findings_by_row(result, worse_than_ok=not show_ok)
