@@ -389,7 +389,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     config = _config(tolerance, band, bytes_per_param, convention, causal_halving)
     inputs = list(paths) if paths else [str(bundled_corpus_path())]
     _check_targets(output, findings_path, inputs)
-    if batch_size is not None or any(p != "-" and os.path.isdir(p) for p in paths):
+    if batch_size is not None or any(_is_dataset(p) for p in paths):
         _check_in_batches(inputs, fmt, output, findings_path, fail_on, config, batch_size, quiet, codes,
                           sheet=sheet, columns_map=columns_map, profile=profile, mlflow_uri=mlflow_uri,
                           statistics=statistics, catalog_file=catalog_file)
@@ -433,6 +433,17 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
         written = output + (f" and {findings_path}" if findings_path else "")
         click.echo(f"{s['claims']} claims: {counts}; report written to {written}", err=True)
     sys.exit(exit_status(result.status.tolist(), fail_on))
+
+
+def _is_dataset(path: str) -> bool:
+    """A folder holding Parquet files (a partitioned dataset), read batch by batch; any other folder is an
+    unusable input, said as such by the reader."""
+    if path == "-" or not os.path.isdir(path):
+        return False
+    for _root, _dirs, files in os.walk(path):
+        if any(f.lower().endswith((".parquet", ".pq")) and not f.startswith((".", "_")) for f in files):
+            return True
+    return False
 
 
 def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_path: str | None, fail_on: str,

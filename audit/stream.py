@@ -35,7 +35,8 @@ from audit.reading.paths import _keys_per_row, mapped_columns
 from audit.records import summary
 from audit.result import AuditResult
 
-#: Claims audited at once unless told otherwise: about 0.5 GiB at the peak on the benchmark's claims.
+#: Claims audited at once unless told otherwise: a peak of about 1.3-1.9 GiB on the benchmark's claims
+#: (bench/scale.py; README, "Benchmarks").
 DEFAULT_BATCH_SIZE = 100_000
 
 #: Extensions read record batch by record batch.
