@@ -2372,6 +2372,9 @@ class RegulatoryThresholds(Rule):
     @classmethod
     def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
         low, high = cls.estimates(state)
+        # A line applies to the whole run (Annex A sums the phases): a phase of a multi-phase run is not placed.
+        phase = pd.Series(state.info("file"), dtype=object).eq("<phases>").to_numpy(dtype=bool)
+        low, high = np.where(phase, np.nan, low), np.where(phase, np.nan, high)
         margin = _reference.ESTIMATE_MARGIN
         frames = []
         for line in sorted({t.flop for t in _reference.thresholds()}):

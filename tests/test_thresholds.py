@@ -89,3 +89,13 @@ def test_margin_is_the_guidelines_thirty_percent():
     assert ESTIMATE_MARGIN == 0.30
     assert position(1.43e23, 1.43e23, 1e23) == "above"  # 0.7 x 1.43e23 = 1.001e23
     assert position(1.42e23, 1.42e23, 1e23) == "straddles"
+
+
+def test_a_phase_is_not_placed_against_a_line_only_the_whole_run_is():
+    # PaLM 540B (bundled corpus) trains in two phases (6,144 chips for 1,200 h, then 3,072 for 336 h); the EU
+    # guidelines (Annex A) sum the phases, so the lines are drawn for the run, not for each phase.
+    from audit.api import check, to_json
+
+    palm = next(c for c in to_json(check())["claims"] if c["id"] == "palm-540b")
+    assert [f["rule"] for f in palm["findings"] if f["rule"] == "R001"]
+    assert palm["phases"] and not [f for p in palm["phases"] for f in p["findings"] if f["rule"] == "R001"]
