@@ -716,8 +716,11 @@ def _check_estimate_inputs(given: dict[str, Any]) -> None:
 @click.option("--catalog", "catalog_file", default=None, metavar="FILE",
               help="Your accelerators (CSV or JSON, schemas/catalog.schema.json).")
 @click.option("-o", "--output", default=None, help="Write to this file ('-' or omitted: standard output).")
+@click.option("--bytes-per-param", type=float, default=None,
+              help="Training-state bytes per parameter for the fewest chips that hold it (default 16).")
 def estimate(fmt: str, convention: str, causal_halving: bool, verbose: bool, grid: str | None, site: str | None,
-             price_from: str | None, catalog_file: str | None, output: str | None, **quantities: Any) -> None:
+             price_from: str | None, catalog_file: str | None, output: str | None, bytes_per_param: float | None,
+             **quantities: Any) -> None:
     """Solve for everything the given quantities determine.
 
     Example: train-audit estimate --params 70B --tokens 1.4T --hardware H100 --chips 4096 --mfu 0.4
@@ -736,7 +739,7 @@ def estimate(fmt: str, convention: str, causal_halving: bool, verbose: bool, gri
     references = {"grid": grid, "site": site, "price_from": price_from}
     _check_references(references)
     catalog = _user_catalog(catalog_file)
-    config = _config(convention=convention, causal_halving=causal_halving)
+    config = _config(convention=convention, causal_halving=causal_halving, bytes_per_param=bytes_per_param)
     try:
         sweep = find_sweep(given)
     except SweepError as exc:

@@ -95,6 +95,14 @@ def test_70b_needs_at_least_14_h100s_for_memory():
     assert _value(q, "memory_per_chip") == H100_MEMORY_BYTES
 
 
+def test_bytes_per_param_is_an_option_of_estimate(cli_run):
+    # 18 bytes per parameter (e.g. fp32 master weights with a larger optimizer state): ceil(18 x 70e9 / 80e9) = 16.
+    res = cli_run("estimate", "--params", "70B", "--hardware", "H100", "--bytes-per-param", "18", "-f", "json")
+    assert res.exit_code == 0, res.output
+    assert math.ceil(18 * 70e9 / H100_MEMORY_BYTES) == 16
+    assert res.json()["quantities"]["min_chips_memory"]["value"] == 16
+
+
 def test_1e24_flop_on_one_h100_takes_about_80_years():
     q = _est(compute_flops="1e24", hardware="H100", chips="1", mfu="0.4")
     seconds = 1e24 / (H100_SXM_BF16 * 0.4)
