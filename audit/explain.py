@@ -46,6 +46,10 @@ class Cause:
     #: What the claim must state for the cause to be possible: quantity names, ``a|b`` for either, all of the
     #: space-separated groups; ``!dense`` excludes a claim whose architecture is dense (no experts).
     needs: str = ""
+    #: Which figure the slip makes wrong, and which way: ``compute_flops low`` (counting the forward pass only gives
+    #: a compute 3x too low). A relation finding is explained only in the direction the slip would push it; empty:
+    #: either way (a unit prefix).
+    slip: str = ""
 
 
 @lru_cache(maxsize=1)
@@ -55,8 +59,31 @@ def load_causes() -> tuple[Cause, ...]:
     return tuple(Cause(code=r["code"], name=r["name"], factor=r["factor"], kind=r["kind"],
                        applies=frozenset(r["applies"].split()), description=r["description"],
                        reference=r["reference"], weight=float(r["weight"] or 1.0),
-                       requires=r.get("requires", "") or "", needs=r.get("needs", "") or "")
+                       requires=r.get("requires", "") or "", needs=r.get("needs", "") or "",
+                       slip=r.get("slip", "") or "")
                  for _, r in frame.iterrows())
+
+
+def _slip_fits(slip: str, rules: np.ndarray, subjects: np.ndarray, log_r: np.ndarray) -> np.ndarray:
+    """Findings that a slip (``quantity low|high``, :attr:`Cause.slip`) would push the way they point.
+
+    In a relation Σ eᵢ·ln xᵢ = ln k, a figure x_a off by a factor f moves the subject s's ratio claimed/expected by
+    f^(e_a/e_s): a compute counted forward-only (3x too low) makes C001's compute ratio 1/3 and C003's MFU ratio 3.
+    A finding of a rule whose relation does not hold the figure is not ruled out."""
+    quantity, way = slip.split()
+    sign = -1.0 if way == "low" else 1.0
+    ok = np.ones(len(rules), dtype=bool)
+    for i, (code, subject) in enumerate(zip(rules, subjects)):  # only the findings worse than ok: few
+        rule = RULES.get(str(code))
+        relation = getattr(rule, "relation", None)
+        if relation is None:
+            continue
+        exps = dict(relation.exponents)
+        if quantity not in exps or subject not in exps:
+            continue
+        expected = sign * exps[quantity] / exps[subject]
+        ok[i] = np.sign(log_r[i]) == np.sign(expected)
+    return ok
 
 
 def _needs_met(needs: str, evaluation: Evaluation, rows: np.ndarray) -> np.ndarray:
@@ -120,6 +147,7 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
     ok_tol = np.array([config.tolerance(c)[0] for c in codes])[which]
     low, high = config.band
     log_r = np.log(np.abs(ratio))
+    subjects = findings["quantity"].to_numpy(dtype=object)[target]
     for cause in load_causes():
         applies = np.isin(rule_t, list(cause.applies))
         if cause.kind not in ("factor", "range") or not applies.any():
@@ -133,6 +161,8 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
             valid &= hardware[cause.requires].to_numpy(dtype=bool)[rows]
         if cause.needs:
             valid &= _needs_met(cause.needs, evaluation, rows)
+        if cause.slip:
+            valid &= _slip_fits(cause.slip, rule_t, subjects, log_r)
         if not valid.any():
             continue
         with np.errstate(divide="ignore", invalid="ignore"):

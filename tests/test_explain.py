@@ -224,3 +224,24 @@ def test_causes_of_one_finding_point_one_way():
         c = claim(rows[0])
         for f in c["findings"]:
             assert len({e["direction"] for e in f["explanations"]}) <= 1, f
+
+
+def test_a_slip_is_offered_only_in_the_direction_it_pushes():
+    # Counting the forward pass only (2N per token, Kaplan et al. 2020 Sec. 2.1) makes a compute 3x too LOW:
+    # 6 x 7e9 x 1e12 = 4.2e22 against a stated 1.4e22 (ratio 1/3) fits it; a stated 1.26e23 (ratio 3) does not.
+    low = finding(claim({"id": "low", "params": "7.00B", "tokens": "1.00T", "compute_flops": 1.4e22}), "C001")
+    high = finding(claim({"id": "high", "params": "7.00B", "tokens": "1.00T", "compute_flops": 1.26e23}), "C001")
+    assert low["ratio"] == pytest.approx(1 / 3) and high["ratio"] == pytest.approx(3)
+    assert "forward-only" in causes(low)
+    assert "forward-only" not in causes(high) and "mac-as-one" not in causes(high)
+
+
+def test_a_slip_in_the_compute_pushes_an_implied_mfu_the_same_way():
+    # C = chip_hours x 3600 x peak x MFU: a compute counted forward-only (3x too low) gives an implied MFU 3x too
+    # low, so a stated MFU is 3x the implied one. H100 SXM bf16 dense 989.4 TFLOP/s (whitepaper v1.04 Table 1):
+    # 1e6 h x 3600 x 989.4e12 x 0.4 = 1.4248e24; stated compute a third of it.
+    c = claim({"id": "mfu", "hardware": "H100", "precision": "bf16", "chip_hours": 1e6, "mfu": 0.4,
+               "compute_flops": 1e6 * 3600 * 989.4e12 * 0.4 / 3})
+    f = finding(c, "C003")
+    assert f["quantity"] == "mfu" and f["ratio"] == pytest.approx(3, rel=1e-6)
+    assert "forward-only" in causes(f)
