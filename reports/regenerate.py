@@ -14,6 +14,8 @@ from pathlib import Path
 REPORT_EPOCH = "1795996800"
 
 HERE = Path(__file__).resolve().parent
+# The reports are of the code beside them, whatever package an (editable) install elsewhere put on the path.
+sys.path.insert(0, str(HERE.parent))
 
 OUTPUTS = {
     "corpus.html": "html",
