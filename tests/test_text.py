@@ -60,3 +60,21 @@ def test_the_longest_status_keeps_a_space_before_the_id():
     # "unchecked" is 9 characters, the width of the status column: the id must not run into it.
     out = text.render(check_records([{"id": "lonely", "params": "7B"}]))
     assert any(line.startswith("unchecked lonely") for line in out.splitlines()), out
+
+
+def test_a_huge_batch_shows_the_worst_claims_and_counts_them_all(monkeypatch):
+    # Five claims, a limit of two: the failing one and the warning are shown, in input order; the summary counts
+    # all five. 6 x 7e9 x 1e12 = 4.2e22: 4.2e23 is 10x (an error), 1.26e23 is 3x (a warning).
+    records = [{"id": "ok1", "params": "7B", "tokens": "1T", "compute_flops": 4.2e22},
+               {"id": "warn", "params": "7.00B", "tokens": "1.00T", "compute_flops": 1.26e23},
+               {"id": "ok2", "params": "7B", "tokens": "1T", "compute_flops": 4.2e22},
+               {"id": "fail", "params": "7B", "tokens": "1T", "compute_flops": 4.2e23},
+               {"id": "ok3", "params": "7B", "tokens": "1T", "compute_flops": 4.2e22}]
+    monkeypatch.setattr(text, "MAX_SHOWN", 2)
+    out = text.render(check_records(records))
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("-----")) + 1
+    end = next(i for i, line in enumerate(lines) if line.startswith("* derived"))
+    assert [line.split()[:2] for line in lines[start:end]] == [["warn", "warn"], ["fail", "fail"]], out
+    assert out.startswith("showing the 2 worst of 5 claims")
+    assert out.rstrip().endswith("5 claims: 3 pass, 1 warn, 1 fail, 0 invalid, 0 unchecked")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+import numpy as np
+
 from audit import formatting as fmt
 from audit.findings import Finding
 from audit.quantities import label
@@ -49,10 +51,34 @@ def _message(f: Finding) -> str:
     return message
 
 
+#: Above this many claims, the table and the findings show the worst ones only (the summary counts every claim),
+#: as the HTML report does above its own limit: a terminal is not where 100,000 rows are read.
+MAX_SHOWN = 1000
+
+#: Which claims are shown first when not all are: failures, then unusable input, warnings, unchecked, passes.
+_SHOW_ORDER = {"fail": 0, "invalid": 1, "warn": 2, "unchecked": 3, "pass": 4}
+
+
+def shown_rows(result: AuditResult, limit: int | None = None) -> np.ndarray:
+    """The rows the text report shows, in input order: all of them, or the ``limit`` (default :data:`MAX_SHOWN`)
+    worst, by status, then input order."""
+    limit = MAX_SHOWN if limit is None else limit
+    n = len(result)
+    if n <= limit:
+        return np.arange(n)
+    rank = result.status.map(_SHOW_ORDER).to_numpy(dtype=int)
+    worst = np.lexsort((np.arange(n), rank))[:limit]
+    return np.sort(worst)
+
+
 def render(result: AuditResult, style: Style = _plain, show_ok: bool = False) -> str:
     """The audit as text; ``style(text, color)`` adds colour (identity when colour is off)."""
     lines: list[str] = []
     info = result.claims.info
+    rows = shown_rows(result)
+    if len(rows) < len(result):
+        lines.append(f"showing the {len(rows):,} worst of {len(result):,} claims (failures first); the summary at "
+                     f"the end counts them all, and --format csv, json or parquet lists every one")
     header = (f"{'status':<9} {'id':<24} {'params':>9} {'tokens':>9} {'compute':>11} {'accelerator':<22} "
               f"{'MFU':>8}")
     lines.append(header)
@@ -64,7 +90,7 @@ def render(result: AuditResult, style: Style = _plain, show_ok: bool = False) ->
         derived = value == value and result.cell("source", row, name) != "claimed"
         return fmt.value(name, value, unit=unit) + ("*" if derived else " ")
 
-    for row in range(len(result)):
+    for row in rows.tolist():
         status = result.status.iat[row]
         # The accelerator the hardware text resolved to (catalog name), or the text as written with "?" when
         # it did not resolve.
@@ -82,10 +108,10 @@ def render(result: AuditResult, style: Style = _plain, show_ok: bool = False) ->
         lines.append(f"{style(f'{status:<9}', _STATUS_COLOR[status])} {cells}")
     lines.append("* derived by the tool from the stated figures (not stated); ? hardware not in the catalog")
     lines.append("")
-    grouped = findings_by_row(result, worse_than_ok=not show_ok)
+    grouped = findings_by_row(result, rows=None if len(rows) == len(result) else rows, worse_than_ok=not show_ok)
     phase_grouped = findings_by_row(result.phase_result, worse_than_ok=not show_ok) \
         if result.phase_result is not None else {}
-    for row in range(len(result)):
+    for row in rows.tolist():
         shown = [f for f in grouped.get(row, []) if show_ok or f.severity != "ok"]
         # A multi-phase run's phases are audited as claims of their own ("run/phase-1"): shown under the run.
         for i in result.phase_rows(row):
