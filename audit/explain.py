@@ -15,6 +15,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from audit.columns import map_unique
 from audit.engine import Evaluation
 from audit.resources import data_path
 from audit.rules import RULES
@@ -72,18 +73,21 @@ def _slip_fits(slip: str, rules: np.ndarray, subjects: np.ndarray, log_r: np.nda
     A finding of a rule whose relation does not hold the figure is not ruled out."""
     quantity, way = slip.split()
     sign = -1.0 if way == "low" else 1.0
-    ok = np.ones(len(rules), dtype=bool)
-    for i, (code, subject) in enumerate(zip(rules, subjects)):  # only the findings worse than ok: few
-        rule = RULES.get(str(code))
-        relation = getattr(rule, "relation", None)
-        if relation is None:
-            continue
-        exps = dict(relation.exponents)
-        if quantity not in exps or subject not in exps:
-            continue
-        expected = sign * exps[quantity] / exps[subject]
-        ok[i] = np.sign(log_r[i]) == np.sign(expected)
-    return ok
+
+    def expected(pair: tuple[str, str] | None) -> float:
+        """The sign a slip pushes the ratio of a (rule, subject) finding; 0: the relation does not hold both."""
+        if pair is None:
+            return 0.0
+        relation = getattr(RULES.get(pair[0]), "relation", None)
+        exps = dict(relation.exponents) if relation is not None else {}
+        if quantity not in exps or pair[1] not in exps:
+            return 0.0
+        return float(np.sign(sign * exps[quantity] / exps[pair[1]]))
+
+    # Once per distinct (rule, subject) pair, not per finding.
+    pairs = pd.Series(list(zip(rules.astype(str), subjects.astype(str))), dtype=object)
+    want = map_unique(pairs, expected).to_numpy(dtype=float)
+    return (want == 0.0) | (np.sign(log_r) == want)
 
 
 def _needs_met(needs: str, evaluation: Evaluation, rows: np.ndarray) -> np.ndarray:
