@@ -181,7 +181,8 @@ def catalog_prefill(claims: Any, catalog: Catalog) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, column, needs in _FILLS:
         found = map_unique(accel, lambda aid, column=column: extra_figure(catalog, aid, column))
-        figure = found.map(lambda f: np.nan if f is None else f[0]).to_numpy(dtype=float)
+        figure = map_unique(accel, lambda aid, column=column: (extra_figure(catalog, aid, column)
+                                                                or (np.nan,))[0]).to_numpy(dtype=float)
         need = np.zeros(len(values), dtype=bool)
         for q in needs:
             need |= values[q].notna().to_numpy()

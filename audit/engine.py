@@ -126,7 +126,7 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
     hw["precision_assumed"] = stated.isna() & default.notna()
     # A TPU has no IEEE fp16 matrix units: its 16-bit format is bfloat16, and "FP16" written for a TPU run (as
     # Epoch AI's "Numerical format" often does) means that format (H006 says so).
-    on_tpu = accel_id.map(lambda a: isinstance(a, str) and a.startswith("tpu-")).to_numpy(dtype=bool)
+    on_tpu = map_unique(accel_id, lambda a: isinstance(a, str) and a.startswith("tpu-")).to_numpy(dtype=bool)
     fp16_on_tpu = on_tpu & (hw["precision"] == "fp16").to_numpy(dtype=bool)
     hw["precision_read"] = np.where(fp16_on_tpu, "fp16", None)
     hw.loc[fp16_on_tpu, "precision"] = "bf16"
@@ -347,7 +347,7 @@ def apply_relations(state: WorkState, preused: Mapping[str, np.ndarray] | None =
     frames: list[pd.DataFrame] = []
     # A mixture-of-experts claim without its active count: its N (the total) is not the N of 6N per token, so
     # only the relation that can hold it as a bound (C001, RelationRule.upper_bound) uses it.
-    sparse_unknown = state.sparse() & np.isnan(q["active_params"].to_numpy(dtype=float))
+    sparse_unknown = state.total_only()
     for _ in range(len(rules) + 1):
         changed = False
         for rule in rules:

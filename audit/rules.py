@@ -430,7 +430,7 @@ class ComputeSixND(RelationRule):
     @classmethod
     def upper_bound(cls, state: WorkState) -> np.ndarray | None:
         # A mixture-of-experts claim without its active count: 6·N_total·D only bounds the compute from above.
-        return state.sparse() & np.isnan(state.col("active_params"))
+        return state.total_only()
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -781,8 +781,7 @@ class HardwareComputeReading(Rule):
         # D as stated, or as Epoch AI gives it: dataset size (tokens) × epochs (C012 derives it later).
         d_src = state.source["tokens"].to_numpy(dtype=object) == "claimed"
         tokens = np.where(d_src, state.col("tokens"), state.col("dataset_tokens") * state.col("epochs"))
-        sparse_unknown = state.sparse() & np.isnan(state.col("active_params"))
-        free &= n_src & np.isfinite(tokens) & ~sparse_unknown & ~state.finetune()
+        free &= n_src & np.isfinite(tokens) & ~state.total_only() & ~state.finetune()
         if not free.any():
             return None
         hfu = state.source["hfu"].to_numpy(dtype=object) == "claimed"

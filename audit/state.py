@@ -117,6 +117,11 @@ class WorkState:
         experts = self.q["experts"].to_numpy(dtype=float) if "experts" in self.q.columns else np.full(len(self.q), np.nan)
         return (said | (experts > 1)) & ~dense
 
+    def total_only(self) -> np.ndarray:
+        """Mixture-of-experts claims that do not state their active parameters: their N is a total, which bounds
+        the N of 6N per token from above only."""
+        return self.sparse() & np.isnan(self.q["active_params"].to_numpy(dtype=float))
+
     def _sparse_text(self) -> tuple[np.ndarray, np.ndarray]:
         """What the text fields of every claim say for :meth:`sparse` (read once per batch: the relations ask on
         every pass, and the regular expression costs ~0.1 s per 100,000 claims)."""
