@@ -48,6 +48,8 @@ class Config:
     causal_halving: bool = False
     #: Utilization above which a value is a warning (measured matmul ceilings).
     ceiling: float = 0.8
+    #: Utilization below which a value is a warning (figures that describe different things).
+    floor: float = 0.01
     #: Wider (ok, warning) factors on the goodput side of a relation: a stated steady-state MFU above the
     #: end-to-end one (C003, C016).
     goodput: dict[str, tuple[float, float]] = field(default_factory=dict)
@@ -63,6 +65,7 @@ class Config:
         reasons.update({f"{code}-goodput": v["goodput_why"] for code, v in data["relations"].items()
                         if "goodput_why" in v})
         reasons["band"] = data["utilization_band"]["why"]
+        reasons["floor"] = data["utilization_band"]["floor_why"]
         reasons["bytes_per_param"] = data["bytes_per_param"]["why"]
         reasons["tokens_per_param_optimal"] = data["tokens_per_param_optimal"]["why"]
         reasons["frozen_bytes_per_param"] = data["frozen_bytes_per_param"]["why"]
@@ -71,6 +74,7 @@ class Config:
             tolerances=tol,
             band=(float(data["utilization_band"]["low"]), float(data["utilization_band"]["high"])),
             ceiling=float(data["utilization_band"]["ceiling"]),
+            floor=float(data["utilization_band"]["floor"]),
             goodput=goodput,
             bytes_per_param=float(data["bytes_per_param"]["value"]),
             tokens_per_param_optimal=float(data["tokens_per_param_optimal"]["value"]),

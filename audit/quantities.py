@@ -146,7 +146,8 @@ BY_NAME: dict[str, Quantity] = {q.name: q for q in QUANTITIES}
 #: Text fields of a claim.
 TEXT_FIELDS: tuple[str, ...] = ("id", "name", "source", "hardware", "precision", "activation_recompute", "mlp",
                                 "domain", "base_model", "finetune_method", "throughput_scope", "task",
-                                "architecture", "params_notes")
+                                "architecture", "params_notes", "dataset_notes",
+                                "compute_notes")
 
 TEXT_ALIASES: dict[str, tuple[str, ...]] = {
     "id": ("claim_id", "run_id", "key"),
@@ -167,6 +168,10 @@ TEXT_ALIASES: dict[str, tuple[str, ...]] = {
     "architecture": ("arch", "model_architecture", "architecture_type"),
     # Epoch AI's "Parameters notes": where it says that a model is a mixture of experts.
     "params_notes": ("parameters_notes", "parameter_notes", "param_notes"),
+    # Epoch AI's "Dataset size notes": what the dataset size counts (tokens, words, examples), audit.datapoints.
+    "dataset_notes": ("dataset_size_notes", "data_notes", "dataset_description"),
+    # Epoch AI's "Training compute notes": whether the compute is a sum of several trainings, audit.notes.
+    "compute_notes": ("training_compute_notes", "flops_notes", "compute_flops_notes"),
 }
 
 #: A mixture-of-experts model, as its architecture field or its parameter notes say it (Epoch AI's notes:

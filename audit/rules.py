@@ -28,6 +28,7 @@ from audit import formatting as fmt
 from audit.columns import map_unique
 from audit.config import Config
 from audit.findings import SEVERITIES, concat_findings, findings_frame
+from audit.notes import compute_sum
 from audit.quantities import label
 from audit.flops import ARCHITECTURE_CONVENTIONS
 from audit.state import WorkState, refresh_effective
@@ -221,6 +222,10 @@ def _utilization_message(name: str, result: "AuditResult", f: FindingRow) -> str
             original and ("%" in original or "percent" in original))
         hint = f" ({fmt.sig(v)} looks like a percentage: {fmt.sig(v / 100)} was meant?)" if looks_percent else ""
         return f"{name} {fmt.sig(v * 100)} % ({origin}) is above 100 %: physically impossible{hint}"
+    if f["severity"] == "warning" and v < low:
+        return (f"{name} {fmt.sig(v * 100)} % ({origin}) is below {fmt.sig(result.config.floor * 100)} %: the hardware "
+                f"could have done {fmt.sig(1 / v, 2)} times the compute in the time stated, so the compute, the "
+                f"hardware or the time describe something else")
     if f["severity"] == "warning":
         return (f"{name} {fmt.sig(v * 100)} % ({origin}) is above {fmt.sig(result.config.ceiling * 100)} %, beyond "
                 f"measured matrix-multiply ceilings")
@@ -265,6 +270,13 @@ class RelationRule(Rule):
     #: A quantity whose stated value may exceed the value the relation implies by a goodput factor (a stated
     #: steady-state MFU against the end-to-end one): checked with :attr:`audit.config.Config.goodput`.
     goodput_quantity: ClassVar[str | None] = None
+    #: Whether a stated compute (the left-hand side) is also weighed as hardware FLOPs: a compute that counts
+    #: the recomputed forward pass exceeds the model FLOPs by r (4/3). When that reading fits and the model
+    #: reading does not, the finding is info and says so (detail ``hardware-compute``).
+    weighs_compute_reading: ClassVar[bool] = False
+    #: The goodput side applies only where none of these is stated (a stated rate is steady-state as well, so
+    #: an MFU implied from it is too); empty: wherever the rule has a goodput side.
+    goodput_unless_stated: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def applies(cls, state: WorkState) -> np.ndarray | None:
@@ -277,6 +289,27 @@ class RelationRule(Rule):
         the right-hand side by any factor, as the compute of a mixture-of-experts model whose active parameters are
         not stated falls below 6·N_total·D (None: no such rows)."""
         return None
+
+    @classmethod
+    def lower_bound(cls, state: WorkState) -> np.ndarray | None:
+        """Rows on which the relation only bounds from below: its left-hand side (the compute) may exceed the
+        right-hand side by any factor, as a compute that its notes build as a sum of several trainings exceeds
+        6·N·D of the one the claim describes (None: no such rows)."""
+        return None
+
+    @classmethod
+    def bound_message(cls, result: "AuditResult", f: FindingRow) -> str | None:
+        """Words for a finding on a row where the relation only bounds (detail ``lower-bound``), else None."""
+        if f["detail"] != "lower-bound":
+            return None
+        row, subject = int(f["row"]), str(f["quantity"])
+        stages = compute_sum(result.cell("info", row, "compute_notes"),
+                             float(result.claims.values["compute_flops"].iat[row]))
+        rhs = float(f["expected"]) if subject == "compute_flops" else None
+        rhs_text = f" = {fmt.value('compute_flops', rhs)}" if rhs else ""
+        return (f"{label('compute_flops')} is a sum of stages in its notes ({stages}): {cls.formula.split(' = ')[1]}"
+                f"{rhs_text} describes one of them, so it bounds the compute from below only, and the compute is "
+                f"above it (ratio {fmt.ratio(float(f['claimed']) / float(f['expected']))})")
 
     @classmethod
     def tolerance_text(cls, config: Config) -> str | None:
@@ -409,6 +442,12 @@ class ComputeSixND(RelationRule):
     DBRX (132B total, "36B parameters active", 12T tokens) with compute 2.6e24 and no active count given: 27 % of
     6·N_total·D = 9.5e24, consistent with about 36B active parameters.
 
+    A compute that its notes build as a sum of several trainings (``compute_notes``, Epoch AI's "Training compute
+    notes": "Total: 1.07e23 + 6.2e22 = 1.69e23") is held only to the bound C ≥ 6·N·D: the stated model and
+    tokens are one of the trainings. D is the tokens stated, or the dataset size times the epochs, where the
+    dataset's notes (``dataset_notes``) may say that the size counts words (4/3 tokens each) or other datapoints
+    such as examples or sentence pairs, which are not tokens (:mod:`audit.notes`).
+
     **References.** Kaplan et al. 2020, *Scaling Laws for Neural Language Models*, Sec. 2.1 (C ≈ 6N per token);
     Hoffmann et al. 2022, *Training Compute-Optimal LLMs* (Chinchilla), Sec. 3.
     """
@@ -433,9 +472,14 @@ class ComputeSixND(RelationRule):
         return state.total_only()
 
     @classmethod
+    def lower_bound(cls, state: WorkState) -> np.ndarray | None:
+        # A compute its notes build as a sum of trainings (audit.notes): 6·N·D of this one bounds it from below.
+        return state.compute_stages() != ""
+
+    @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
         if f["detail"] != "upper-bound":
-            return super().message(result, f)
+            return cls.bound_message(result, f) or super().message(result, f)
         row = int(f["row"])
         c, n, d = (float(result.cell("q", row, name)) for name in ("compute_flops", "params", "tokens"))
         share = c / (6.0 * n * d)
@@ -476,11 +520,18 @@ class ComputeFromHardware(RelationRule):
     for the stated hardware and precision, unless claimed) and the MFU agree; with one missing (usually MFU),
     it derives it. An MFU derived this way is *end-to-end*: it includes downtime, restarts and evaluation.
 
+    Both readings of a stated compute are weighed: when the stated MFU is below the implied one by about the
+    recomputation factor (4/3, or the claim's own r), the compute fits as *hardware* FLOPs (the recomputed
+    forward pass counted) and the finding is info, saying so. A compute whose notes build it as a sum of several
+    trainings (``compute_notes``: "1.07e23 + 6.2e22 = 1.69e23") ran only partly on the stated hardware: the
+    relation then bounds it from below only.
+
     **Why it matters.** It ties the model arithmetic to the hardware: a compute figure the hardware could not
     have delivered, or an MFU that the stated GPU-hours contradict, is the heart of most misreports.
 
     **Example.** LLaMA-65B: 6 × 65.2e9 × 1.4e12 = 5.48e23 FLOP over 1,022,362 A100-hours at 312 TFLOP/s
-    implies MFU = 5.48e23 / (1,022,362 × 3600 × 312e12) = 47.7 %.
+    implies MFU = 5.48e23 / (1,022,362 × 3600 × 312e12) = 47.7 %. BloombergGPT (Epoch's row): 2.36e23 FLOP on
+    512 A100 × 1,270 h implies 32.3 % against the stated 24.6 %; as hardware FLOPs, 2.36e23 / (4/3) gives 24.2 %.
 
     **References.** Chowdhery et al. 2022, *PaLM*, Sec. 4.1 and App. B (definition of MFU).
     """
@@ -496,11 +547,29 @@ class ComputeFromHardware(RelationRule):
     order = 80
     uses_peak = True
     goodput_quantity = "mfu"
+    weighs_compute_reading = True
 
     @classmethod
     def applies(cls, state: WorkState) -> np.ndarray | None:
         # A fine-tune's hardware and time describe the fine-tune alone: C016 checks them against its own compute.
         return ~state.finetune()
+
+    @classmethod
+    def lower_bound(cls, state: WorkState) -> np.ndarray | None:
+        # A compute its notes build as a sum of trainings: the stated hardware and time ran one of them.
+        return state.compute_stages() != ""
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        if f["detail"] == "hardware-compute":
+            row = int(f["row"])
+            c = float(result.cell("q", row, "compute_flops"))
+            r = float(result.cell("q", row, "recompute_factor"))
+            r = r if r > 1 else FULL_RECOMPUTE
+            return (f"{super().message(result, f)}; read as hardware FLOPs (the recomputed forward pass counted, "
+                    f"r = {fmt.sig(r, 3)}), the compute is {fmt.value('compute_flops', c / r)} of model FLOPs and "
+                    f"the figures agree: the stated compute likely counts hardware FLOPs")
+        return cls.bound_message(result, f) or super().message(result, f)
 
 
 class TokensFromThroughput(RelationRule):
@@ -551,6 +620,10 @@ class AchievedFromMFU(RelationRule):
     symbols = {"achieved_flops_per_chip": "achieved", "mfu": "MFU", "peak_flops_per_chip": "peak"}
     order = 90
     uses_peak = True
+    # An achieved rate derived from tokens over wall-clock time is end-to-end: a stated (steady-state) MFU may
+    # exceed the MFU it implies by the goodput factor, as in C003.
+    goodput_quantity = "mfu"
+    goodput_unless_stated = ("achieved_flops_per_chip", "throughput_tokens_per_s")
 
 
 class PeakMatchesCatalog(RelationRule):
@@ -1294,7 +1367,8 @@ class _Utilization(Rule):
     def tolerance_text(cls, config: Config) -> str | None:
         low, high = config.band
         return (f"usual band {fmt.sig(low * 100)}-{fmt.sig(high * 100)} % (outside: info), warning above "
-                f"{fmt.sig(config.ceiling * 100)} %, error above 100 %. {config.reasons.get('band', '')}").strip()
+                f"{fmt.sig(config.ceiling * 100)} % or below {fmt.sig(config.floor * 100)} %, error above 100 %. "
+                f"{config.reasons.get('band', '')} {config.reasons.get('floor', '')}").strip()
 
     @classmethod
     def _floor(cls, state: WorkState, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1320,9 +1394,10 @@ class _Utilization(Rule):
             far_below = below & (short > np.maximum(math.log(warn_f), lam + floor_lam))
             above_one = np.log(v) > lam
             above_ceiling = np.log(v / state.config.ceiling) > lam
+            below_floor = np.log(min(state.config.floor, low) / v) > lam
             outside = (np.log(v / high) > lam) | (np.log(low / v) > lam)
         sev = np.where(above_one | far_below, "error",
-                       np.where(above_ceiling | below, "warning", np.where(outside, "info", "ok")))
+                       np.where(above_ceiling | below | below_floor, "warning", np.where(outside, "info", "ok")))
         detail = np.where(below, "below-mfu", state.source[cls.quantity].to_numpy(dtype=object)[rows])
         return findings_frame(rows, cls.code, sev, cls.quantity, v, np.where(below, floor, np.nan), detail=detail)
 
@@ -1337,7 +1412,9 @@ class MFUPlausible(_Utilization):
     **What it checks.** The MFU, claimed or derived. Above 100 % is impossible (error): the claim asks for more
     arithmetic than the hardware can do. Outside the band is a warning: above about 65 % is beyond what
     measured matrix-multiply ceilings allow on current GPUs; below about 15 % is unusual for a tuned run and
-    often means the wrong peak or a partial time.
+    often means the wrong peak or a partial time (info); below 1 % (the floor) the hardware could have done a
+    hundred times the compute in the time stated, so the figures describe different things (a warning: StyleGAN's
+    row, whose compute counts each image as one token, implies 0.0065 %).
 
     **Why it matters.** An MFU is where every other error surfaces: PF-days read as FLOP, GPU-days as
     GPU-hours, total instead of active parameters, a sparse peak.
@@ -1427,8 +1504,10 @@ class AchievedBelowPeak(Rule):
             frames.append(findings_frame(rows, cls.code, sev, name, ach, peak[rows], detail="claimed"))
         # The rate the compute and the chip-hours imply, when the MFU is stated (a derived MFU is checked
         # against 100 % by U001): impossible is impossible, whoever states the MFU.
-        # A fine-tune's hardware and hours describe the fine-tune: its own compute, not the total (C017).
+        # A fine-tune's hardware and hours describe the fine-tune: its own compute, not the total (C017). A
+        # compute its notes build as a sum of trainings (audit.notes) ran on more than the stated hardware.
         compute = np.where(state.finetune(), state.col("finetune_compute_flops"), state.col("compute_flops"))
+        compute = np.where(state.compute_stages() != "", np.nan, compute)
         hours = state.col("chip_hours")
         mfu_stated = state.source["mfu"].to_numpy(dtype=object) == "claimed"
         not_circular = ((state.how["compute_flops"] != "C003") & (state.how["chip_hours"] != "C003")).to_numpy()
@@ -1446,6 +1525,8 @@ class AchievedBelowPeak(Rule):
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
         verdict = "exceeds" if f["severity"] == "error" else "is within"
+        if f["severity"] != "error" and float(f["claimed"]) > float(f["expected"]):
+            verdict = "is above, by less than the precision of the figures it comes from, and so not beyond,"
         rate = fmt.value("achieved_flops_per_chip", float(f["claimed"]))
         peak = fmt.value("peak_flops_per_chip", float(f["expected"]))
         if f["detail"] == "implied":
@@ -1616,6 +1697,9 @@ class FP32AsTF32(Rule):
     the MFU the other figures imply at the FP32 (non-tensor) peak. Above 100 % there, and within the ceiling at
     the TF32 peak, the claim is read at the TF32 peak (PyTorch on Ampere runs FP32 convolutions as TF32 by
     default, and matmuls did until 1.12; JAX does by default), and this finding says so; otherwise FP32 stays.
+    When even the TF32 reading is above the usual utilization band, the finding is a warning: the stated FP32 and
+    the compute hardly fit together (Segment Anything's row: 638 % of the FP32 peak, 79.8 % of the TF32 peak, its
+    compute estimated at the 16-bit peak).
 
     **Why it matters.** An A100's FP32 peak is 19.5 TFLOP/s and its TF32 peak 156: a run reported as FP32
     would look eight times beyond the hardware.
@@ -1632,7 +1716,7 @@ class FP32AsTF32(Rule):
     name = "fp32-as-tf32"
     quantity = "precision"
     formula = "MFU(fp32 peak) > 1 and MFU(tf32 peak) ≤ ceiling"
-    severity = "info"
+    severity = "info"  # a warning when the TF32 reading is still above the usual band
     stage = "prepare"
 
     @classmethod
@@ -1664,14 +1748,23 @@ class FP32AsTF32(Rule):
         state.q.loc[rows, "catalog_peak"] = tf32[rows]
         state.hardware.loc[rows, "catalog_peak"] = tf32[rows]
         state.hardware.loc[rows, "precision"] = "tf32"
-        return findings_frame(rows, cls.code, "info", "precision", mfu, at_tf32)
+        # Read as TF32 but still above the usual band: the reading only just fits, and the stated precision (or
+        # the compute, often estimated at a 16-bit peak) is in doubt: a warning that says so.
+        strained = np.log(at_tf32 / state.config.band[1]) > lam[switch]
+        return findings_frame(rows, cls.code, np.where(strained, "warning", "info"), "precision", mfu, at_tf32,
+                              detail=np.where(strained, "strained", None))
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
         name = result.cell("hardware", int(f["row"]), "accelerator_name")
-        return (f"FP32 on the {name}: the figures imply {fmt.sig(float(f['claimed']) * 100)} % of its FP32 peak but "
+        text = (f"FP32 on the {name}: the figures imply {fmt.sig(float(f['claimed']) * 100)} % of its FP32 peak but "
                 f"{fmt.sig(float(f['expected']) * 100)} % of its TF32 peak, so the matrix products are read as TF32 "
                 f"(the default of PyTorch's convolutions and of JAX on Ampere and later)")
+        if f["detail"] == "strained":
+            high = result.config.band[1]
+            text += (f"; even so it is above the usual band (up to {fmt.sig(high * 100)} %): the stated FP32 and the "
+                     f"compute hardly fit together (a compute estimated at a 16-bit peak, or a 16-bit run)")
+        return text
 
 
 class AcceleratorMix(Rule):

@@ -15,6 +15,7 @@ from audit.lazy import pandas as pd  # imported on first use: quick start-up
 from audit.catalog import Catalog
 from audit.claims import Claims
 from audit.config import Config
+from audit.notes import compute_sums
 from audit.quantities import SPARSE_PATTERN
 
 
@@ -116,6 +117,16 @@ class WorkState:
             said, dense = said[self.rows], dense[self.rows]
         experts = self.q["experts"].to_numpy(dtype=float) if "experts" in self.q.columns else np.full(len(self.q), np.nan)
         return (said | (experts > 1)) & ~dense
+
+    def compute_stages(self) -> np.ndarray:
+        """The sum of stages that the claim's compute notes give for its stated compute ("1.07e23 + 6.2e22 =
+        1.69e23"), "" where they give none (:func:`audit.notes.compute_sum`): such a compute covers several
+        trainings, of which the claim's parameters, tokens and hardware describe one."""
+        sums = _claims_cache(self.claims, "compute_stages", lambda: compute_sums(
+            pd.Series(self.claims.info["compute_notes"] if "compute_notes" in self.claims.info else None,
+                      index=self.claims.info.index, dtype=object),
+            self.claims.values["compute_flops"].to_numpy(dtype=float)))
+        return sums if self.rows is None else sums[self.rows]
 
     def total_only(self) -> np.ndarray:
         """Mixture-of-experts claims that do not state their active parameters: their N is a total, which bounds
