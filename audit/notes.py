@@ -118,6 +118,18 @@ def unit_of(notes: object, size: float) -> str:
     return kinds.pop() if len(kinds) == 1 else ""
 
 
+def dataset_units(domain: pd.Series, task: pd.Series, notes: pd.Series, sizes: np.ndarray) -> np.ndarray:
+    """What each claim's dataset size counts, as its notes say, for the claims whose model is a sequence model
+    (a language model by ``domain`` or ``task``, or a protein or genome model of the Biology domain); ``""`` for
+    the others and where the notes do not say. A speech or vision model's text tokens are not what its encoder
+    processes (Whisper's row: 9.3B transcript words), so its notes are not read for this."""
+    domain = domain.fillna("").astype(str).str.lower()
+    task = task.fillna("").astype(str).str.lower()
+    language = (domain.str.contains("language") | task.str.contains("language model")).to_numpy(dtype=bool)
+    sequence = language | domain.str.contains("biology").to_numpy(dtype=bool)
+    return np.where(sequence, units_of(notes, sizes), "")
+
+
 def units_of(notes: pd.Series, sizes: np.ndarray) -> np.ndarray:
     """:func:`unit_of` for a column, read once per distinct (notes, size) pair (notes are free text, rarely given
     in a large batch: the rows without notes cost one vectorized test)."""

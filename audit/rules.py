@@ -28,7 +28,7 @@ from audit import formatting as fmt
 from audit.columns import map_unique
 from audit.config import Config
 from audit.findings import SEVERITIES, concat_findings, findings_frame
-from audit.notes import compute_sum
+from audit.notes import compute_sum, dataset_units
 from audit.quantities import label
 from audit.flops import ARCHITECTURE_CONVENTIONS
 from audit.state import WorkState, refresh_effective
@@ -1992,6 +1992,63 @@ class ValueNotUsed(Rule):
             return None
         return findings_frame(readings["row"].to_numpy(dtype=int), cls.code, "info",
                               readings["field"].to_numpy(dtype=object), detail=readings["message"].to_numpy(dtype=object))
+
+
+class DatasetUnit(Rule):
+    """What a dataset size counts, as the claim's dataset notes say: tokens, words, or other datapoints.
+
+    **What it checks.** Nothing about the figures: it says how a ``dataset_size`` was read when the claim's
+    ``dataset_notes`` (Epoch AI's "Dataset size notes") give its unit, because that decides whether and how it
+    enters D = dataset · epochs in C = 6·N·D. A figure in the notes within 1.2x of the size, followed by its unit
+    ("2,500M words", "3.2e10 tokens", "879k ... examples"), or a tag at their start ("[WORDS]") names it
+    (:mod:`audit.notes`). Words are read as 4/3 tokens each; examples, sentence pairs, images and the like are
+    not tokens, so 6·N·D is not formed from them, even for a language model. Read for language models and for
+    protein and genome models (domain Biology) only.
+
+    **Why it matters.** Counting words, examples or sentence pairs as tokens makes C = 6·N·D fail on honest
+    rows (BIDAF's 879k question-answer examples gave a compute "31,600 times" 6ND), and the reverse hides real
+    slips.
+
+    **Example.** BERT-Large (Epoch's row): 2.6499e9 "words" per the notes ("English Wikipedia (2,500M words)"):
+    2.6499e9 × 4/3 × 40 epochs = 1.41e11 tokens, 6 × 340e6 × 1.41e11 = 2.88e20 FLOP against the stated 2.85e20.
+
+    **References.** Epoch AI, *Notable AI Models* documentation ("Training dataset size": datapoints); OpenAI,
+    "What are tokens and how to count them?" (about 0.75 words per token).
+    """
+
+    code = "V004"
+    note = True
+    name = "dataset-unit"
+    quantity = "dataset_size"
+    formula = "dataset unit from dataset_notes"
+    severity = "info"
+    stage = "check"
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        def text(name: str) -> pd.Series:
+            return pd.Series(state.info(name), dtype=object)
+
+        sizes = state.col("dataset_size")
+        stated = state.source["dataset_size"].to_numpy(dtype=object) == "claimed"
+        units = dataset_units(text("domain"), text("task"), text("dataset_notes"), np.where(stated, sizes, np.nan))
+        rows = np.flatnonzero(units != "")
+        if len(rows) == 0:
+            return None
+        return findings_frame(rows, cls.code, "info", "dataset_size", sizes[rows], state.col("dataset_tokens")[rows],
+                              detail=units[rows].astype(object))
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        size = fmt.value("dataset_size", float(f["claimed"]))
+        unit = str(f["detail"])
+        if unit == "words":
+            return (f"the dataset size {size} counts words, as its notes say: read as "
+                    f"{fmt.value('dataset_tokens', float(f['expected']))} tokens (4/3 tokens per word)")
+        if unit == "tokens":
+            return f"the dataset size {size} counts tokens, as its notes say"
+        return (f"the dataset size {size} counts datapoints that are not tokens (examples, sentence pairs, images), "
+                f"as its notes say: C = 6·N·D is not formed from it")
 
 
 __all__ = ["Rule", "RelationRule", "Relation", "RULES", "register", "unregister", "all_rules", "relation_rules",
