@@ -2051,6 +2051,49 @@ class DatasetUnit(Rule):
                 f"as its notes say: C = 6·N·D is not formed from it")
 
 
+class ComputeStages(Rule):
+    """A compute that the claim's notes build as a sum of several trainings.
+
+    **What it checks.** Nothing about the figures: it says when the claim's ``compute_notes`` (Epoch AI's
+    "Training compute notes") state the stated compute as a sum of at least two figures that adds up to it
+    ("Total: 1.07e23 + 6.2e22 = 1.69e23", :mod:`audit.notes`). Such a compute covers trainings of which the
+    claim's parameters, tokens and hardware describe one, so C = 6·N·D (C001) and C = chip_hours · 3600 · peak ·
+    MFU (C003) only bound it from below, nothing is derived from it, and U003 does not test the rate it implies.
+
+    **Why it matters.** A model initialized from a separately trained encoder or a distilled teacher carries
+    their compute; held to 6·N·D of its own tokens, an honest row fails by 3-12x.
+
+    **Example.** PaLI (Epoch's row): 1.07e23 (ViT-e pre-training) + 6.2e22 (PaLI training) = 1.69e23 FLOP,
+    11.6 times 6 × 16.9e9 × 143.5e9: consistent as a bound. AFM-on-device: five stages, 4.51e23 FLOP.
+
+    **References.** Epoch AI, *Notable AI Models* documentation ("Training compute" includes all training
+    stages of the released model).
+    """
+
+    code = "V005"
+    note = True
+    name = "compute-stages"
+    quantity = "compute_flops"
+    formula = "compute from compute_notes: C = C₁ + C₂ + …"
+    severity = "info"
+    stage = "check"
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        rows = np.flatnonzero(state.compute_stages() != "")
+        if len(rows) == 0:
+            return None
+        c = state.claims.values["compute_flops"].to_numpy(dtype=float)
+        c = c if state.rows is None else c[state.rows]
+        return findings_frame(rows, cls.code, "info", "compute_flops", c[rows], detail=state.compute_stages()[rows])
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        return (f"the compute {fmt.value('compute_flops', float(f['claimed']))} is a sum of stages in its notes "
+                f"({f['detail']}): the claim's parameters, tokens and hardware describe one of them, so they bound "
+                f"it from below only")
+
+
 __all__ = ["Rule", "RelationRule", "Relation", "RULES", "register", "unregister", "all_rules", "relation_rules",
            "rules_of_stage", "severity_of_ratio"]
 
