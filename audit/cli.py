@@ -260,7 +260,7 @@ class _LazyChoice(click.Choice):
 def _formats() -> list[str]:
     from audit import report
 
-    return list(report.renderers())
+    return report.names()  # the names only: the chosen renderer alone is imported, when it renders
 
 
 def _conventions() -> tuple[str, ...]:

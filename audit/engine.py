@@ -12,10 +12,11 @@ The engine computes numbers only: explanations (:mod:`audit.explain`) and status
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, cast
 
 import numpy as np
 import pandas as pd
@@ -30,7 +31,7 @@ from audit.findings import FINDING_COLUMNS, SEVERITIES, concat_findings, finding
 from audit.quantities import ADAPTER_METHODS, BY_NAME, GATED_MLP, INPUT_QUANTITIES, RECOMPUTE_ALIASES
 from audit.rules import RULES, RelationRule, relation_rules, rules_of_stage, severity_of_ratio
 from audit.significance import log_half_widths
-from audit.state import Prefill, WorkState, effective_params, refresh_effective
+from audit.state import Prefill, WorkState, effective_params, refresh_effective, text_codes
 
 #: Quantities the engine works with: the inputs, internal helpers and the derived-only ones.
 WORK_COLUMNS: tuple[str, ...] = (*INPUT_QUANTITIES, "n_eff", "catalog_peak", "memory_per_chip", "flops_per_token",
@@ -97,22 +98,31 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
             memo[key] = match(text)
         return memo[key]
 
-    # Each column once per distinct text (map_unique), never a Python call per row.
+    # Each distinct text is matched once (map_unique), and every column is then taken from the matches by the
+    # text's number: never a Python call per row, and the column is factorized once.
+    texts: list[Any] = []
+
+    def number(text: Any) -> int:
+        texts.append(text)
+        return len(texts) - 1
+
     text = info["hardware"]
-    matched = map_unique(text, lambda t: found(t)[0])
-    slice_cores = map_unique(text, lambda t: found(t)[1]).astype(float)
-    mix = map_unique(text, lambda t: found(t)[2])
-    accel_id = map_unique(text, lambda t: None if found(t)[0] is None else found(t)[0].id)
+    code = map_unique(text, number).to_numpy(dtype=np.int64)
+    hits = [found(t) for t in texts]
+    accel_u = _objects([None if h[0] is None else h[0].id for h in hits])
+    mix_u = _objects([h[2] for h in hits])
+    mix = pd.Series(mix_u[code], index=info.index, dtype=object)
+    accel_id = accel_u[code]
     hw = pd.DataFrame({
         "hardware_text": info["hardware"],
-        "accelerator": accel_id,
-        "accelerator_name": map_unique(text, lambda t: None if found(t)[0] is None else found(t)[0].name),
+        "accelerator": pd.Series(accel_id, index=info.index, dtype=object),
+        "accelerator_name": pd.Series(_objects([None if h[0] is None else h[0].name for h in hits])[code],
+                                      index=info.index, dtype=object),
         "mix": mix,
-        "unknown_parts": map_unique(text, lambda t: found(t)[3]),
+        "unknown_parts": pd.Series(_objects([h[3] for h in hits])[code], index=info.index, dtype=object),
     })
-    mix_name = map_unique(text, lambda t: None if found(t)[2] is None else " + ".join(
-        catalog.by_id(i).name for i in found(t)[2]))
-    hw["accelerator_name"] = hw["accelerator_name"].where(mix.isna(), mix_name)
+    mix_name = _objects([None if h[2] is None else " + ".join(catalog.by_id(i).name for i in h[2]) for h in hits])
+    hw["accelerator_name"] = hw["accelerator_name"].where(mix.isna(), mix_name[code])
     stated = info["precision"]
 
     def default_precision(key: tuple[Any, Any]) -> str | None:
@@ -122,16 +132,16 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
         usual = {catalog.by_id(i).default_precision for i in ids or ()}
         return usual.pop() if len(usual) == 1 else None  # a mix assumes only what all its parts share
 
-    default = map_unique(pd.Series(list(zip(matched, mix)), index=info.index), default_precision)
+    default = pd.Series(_objects([default_precision((h[0], h[2])) for h in hits])[code], index=info.index,
+                        dtype=object)
     hw["precision"] = stated.where(stated.notna(), default)
     hw["precision_assumed"] = stated.isna() & default.notna()
     # A TPU has no IEEE fp16 matrix units: its 16-bit format is bfloat16, and "FP16" written for a TPU run (as
     # Epoch AI's "Numerical format" often does) means that format (H006 says so).
-    on_tpu = map_unique(accel_id, lambda a: isinstance(a, str) and a.startswith("tpu-")).to_numpy(dtype=bool)
+    on_tpu = np.array([isinstance(a, str) and a.startswith("tpu-") for a in accel_u], dtype=bool)[code]
     fp16_on_tpu = on_tpu & (hw["precision"] == "fp16").to_numpy(dtype=bool)
     hw["precision_read"] = np.where(fp16_on_tpu, "fp16", None)
     hw.loc[fp16_on_tpu, "precision"] = "bf16"
-    keys = pd.Series(list(zip(accel_id, mix, hw["precision"])), index=info.index)
 
     def peak_of(key: tuple[str | None, tuple[str, ...] | None, str | None]) -> float:
         aid, ids, prec = key if key is not None else (None, None, None)
@@ -150,11 +160,19 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
         value = mix_memory_gb([catalog.by_id(i) for i in ids]) if ids is not None else None
         return np.nan if value is None else value * 1e9
 
-    hw["catalog_peak"] = map_unique(keys, peak_of).astype(float)
-    hw["memory_per_chip"] = map_unique(pd.Series(list(zip(accel_id, mix)), index=info.index), memory_of).astype(float)
-    hw["slice_cores"] = slice_cores.to_numpy()
-    gen = map_unique(hw["accelerator"], lambda aid: None if aid is None else aid.replace("tpu-", "").split("-")[0])
-    hw["cores_per_chip"] = map_unique(gen, lambda g: _TPU_CORES_PER_CHIP.get(g, np.nan) if g else np.nan).astype(float)
+    # The peak once per distinct (hardware, precision) pair.
+    precisions, precision_code = _distinct(hw["precision"].to_numpy(dtype=object))
+    pair_code, pairs = pd.factorize(code * len(precisions) + precision_code)
+    pairs = np.asarray(pairs, dtype=np.int64)
+    peaks = np.array([peak_of((accel_u[h], mix_u[h], precisions[p]))
+                      for h, p in zip((pairs // len(precisions)).tolist(), (pairs % len(precisions)).tolist())],
+                     dtype=float)
+    hw["catalog_peak"] = peaks[pair_code]
+    hw["memory_per_chip"] = np.array([memory_of((a, m)) for a, m in zip(accel_u, mix_u)], dtype=float)[code]
+    hw["slice_cores"] = np.array([h[1] for h in hits], dtype=float)[code]
+    gen = [None if aid is None else aid.replace("tpu-", "").split("-")[0] for aid in accel_u]
+    hw["cores_per_chip"] = np.array([_TPU_CORES_PER_CHIP.get(g, np.nan) if g else np.nan for g in gen],
+                                    dtype=float)[code]
 
     # What the hardware makes possible, for the causes that only some accelerators can have (audit/explain.py);
     # an unknown accelerator rules nothing out.
@@ -167,10 +185,45 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
         return (any(a.sparse_headline for a in found), any("fp8" in a.peaks_tflops for a in found),
                 any(a.unit in ("package", "gcd") for a in found), any(a.id.startswith("tpu-") for a in found))
 
-    trait = map_unique(pd.Series(list(zip(accel_id, mix)), index=info.index), traits)
+    trait = np.array([traits((a, m)) for a, m in zip(accel_u, mix_u)], dtype=bool).reshape(len(hits), 4)
     for i, name in enumerate(("sparse_headline", "has_fp8", "multi_die", "tpu")):
-        hw[name] = map_unique(trait, lambda t, i=i: t is not None and t[i]).astype(bool).to_numpy()
+        hw[name] = trait[code, i]
     return hw
+
+
+def _per_text(values: np.ndarray, test: Callable[[str | None], Any], dtype: Any) -> np.ndarray:
+    """``test`` of each cell's text (None when missing, else its ``str``), called once per distinct text."""
+    codes, texts = text_codes(pd.Series(values, dtype=object))
+    return _objects([test(t) for t in texts]).astype(dtype)[codes]
+
+
+def _objects(values: list[Any]) -> np.ndarray:
+    """A 1-D object array of ``values`` (tuples stay whole cells)."""
+    out = np.empty(len(values), dtype=object)
+    for i, v in enumerate(values):
+        out[i] = v
+    return out
+
+
+def _distinct(values: np.ndarray) -> tuple[list[Any], np.ndarray]:
+    """The distinct values of an object column as written (``map_unique``'s sense: ``1``, ``1.0`` and ``True``
+    differ) and each row's number; missing values are told apart by type (None, NaN), as a Python function of
+    the value would see them."""
+    distinct: list[Any] = []
+
+    def number(value: Any) -> int:
+        distinct.append(value)
+        return len(distinct) - 1
+
+    codes = map_unique(pd.Series(values, dtype=object), number).to_numpy(dtype=np.int64)
+    missing = pd.isna(values)
+    if missing.any():  # map_unique hands every missing value over as None
+        gaps = values[missing]
+        kind_code, _ = pd.factorize(np.fromiter(map(id, map(type, gaps)), dtype=np.int64, count=len(gaps)))
+        _, first = np.unique(kind_code, return_index=True)
+        codes[missing] = len(distinct) + kind_code
+        distinct.extend(gaps[first].tolist())
+    return distinct, codes
 
 
 def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | None = None,
@@ -187,38 +240,45 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     catalog = catalog or load_catalog()
     n = len(claims)
     index = pd.RangeIndex(n)
-    q = pd.DataFrame({c: np.full(n, np.nan) for c in WORK_COLUMNS}, index=index)
-    source = pd.DataFrame({c: np.full(n, None, dtype=object) for c in WORK_COLUMNS}, index=index)
-    how = pd.DataFrame({c: np.full(n, None, dtype=object) for c in WORK_COLUMNS}, index=index)
-    precision = pd.DataFrame({c: np.zeros(n) for c in WORK_COLUMNS}, index=index)
+    # Each work frame is one block over one array (rows × columns, column-major), filled before it is wrapped:
+    # no frame is rebuilt or consolidated later, and a copy is one array copy.
+    at = {c: j for j, c in enumerate(WORK_COLUMNS)}
+    shape = (n, len(WORK_COLUMNS))
+    q_a, precision_a = np.full(shape, np.nan, order="F"), np.zeros(shape, order="F")
+    source_a, how_a = np.full(shape, None, dtype=object, order="F"), np.full(shape, None, dtype=object, order="F")
     for name in INPUT_QUANTITIES:
         values = claims.values[name].to_numpy(dtype=float)
-        q[name] = values
+        q_a[:, at[name]] = values
         stated = ~np.isnan(values)
-        source[name] = np.where(stated, "claimed", None)
+        source_a[stated, at[name]] = "claimed"
         # Whole-number quantities (chips, layers) are exact: "1 GPU" is not 0.5-1.5 GPUs.
         if name in claims.text.columns and not BY_NAME[name].integer:
-            precision[name] = np.where(stated, log_half_widths(claims.text[name]), 0.0)
+            precision_a[:, at[name]] = np.where(stated, log_half_widths(claims.text[name]), 0.0)
 
     hw = resolve_hardware(claims, catalog)
+    which = np.where(hw["mix"].notna().to_numpy(), "mix", hw["accelerator"].to_numpy(dtype=object))
+    for col in ("catalog_peak", "memory_per_chip"):
+        vals = hw[col].to_numpy(dtype=float)
+        q_a[:, at[col]] = vals
+        found = ~np.isnan(vals)
+        source_a[:, at[col]] = np.where(found, "catalog", None)
+        how_a[:, at[col]] = np.where(found, which, None)
+    q = pd.DataFrame(q_a, index=index, columns=list(WORK_COLUMNS), dtype=float, copy=False)
+    source = pd.DataFrame(source_a, index=index, columns=list(WORK_COLUMNS), dtype=object, copy=False)
+    how = pd.DataFrame(how_a, index=index, columns=list(WORK_COLUMNS), dtype=object, copy=False)
+    precision = pd.DataFrame(precision_a, index=index, columns=list(WORK_COLUMNS), dtype=float, copy=False)
     state = WorkState(claims=claims, config=config, catalog=catalog, q=q, source=source, how=how,
                       precision=precision, hardware=hw, architecture=pd.DataFrame(index=index),
                       prefill=dict(prefill or {}))
-    for col in ("catalog_peak", "memory_per_chip"):
-        vals = hw[col].to_numpy(dtype=float)
-        q[col] = vals
-        source[col] = np.where(~np.isnan(vals), "catalog", None)
-        which = np.where(hw["mix"].notna().to_numpy(), "mix", hw["accelerator"].to_numpy(dtype=object))
-        how[col] = np.where(~np.isnan(vals), which, None)
     # A TPU slice name without a claimed chip count gives the chips (cores / cores per chip); H003 checks a
     # claimed count against it.
     state.set_derived("chips", hw["slice_cores"].to_numpy() / hw["cores_per_chip"].to_numpy(), "H003")
 
     # A throughput stated per accelerator ("380 tokens/s/GPU", throughput_scope "per GPU") is the cluster's
     # divided by the chips: the relations use the cluster's.
-    scope = pd.Series(state.info("throughput_scope"), dtype=object)
-    per_chip = (scope.notna() & scope.astype(str).str.lower().str.contains(
-        r"per\s*(?:gpu|chip|device|accelerator|tpu|core)|/\s*(?:gpu|chip|device|accelerator)")).to_numpy(dtype=bool)
+    per_chip_scope = re.compile(r"per\s*(?:gpu|chip|device|accelerator|tpu|core)|/\s*(?:gpu|chip|device|accelerator)")
+    per_chip = _per_text(state.info("throughput_scope"),
+                         lambda t: t is not None and per_chip_scope.search(t.lower()) is not None, bool)
     if per_chip.any():
         rate = state.col("throughput_tokens_per_s")
         rows = per_chip & ~np.isnan(rate)
@@ -234,11 +294,11 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
 
     # N in C = 6ND is the active parameter count when given (mixture-of-experts), else the total.
     active, total = state.col("active_params"), state.col("params")
-    q["n_eff"] = effective_params(active, total)
     has_active = ~np.isnan(active)
-    source["n_eff"] = np.where(has_active, source["active_params"], source["params"])
-    precision["n_eff"] = np.where(has_active, precision["active_params"], precision["params"])
-    how["n_eff"] = np.where(has_active, "active_params", np.where(~np.isnan(total), "params", None))
+    _fill(q, "n_eff", effective_params(active, total))
+    _fill(source, "n_eff", np.where(has_active, source["active_params"], source["params"]))
+    _fill(precision, "n_eff", np.where(has_active, precision["active_params"], precision["params"]))
+    _fill(how, "n_eff", np.where(has_active, "active_params", np.where(~np.isnan(total), "params", None)))
 
     # A dataset's size counts datapoints: tokens for a language model (Epoch AI's "Training dataset size"),
     # images for a vision model, so only a language model's dataset size gives its tokens. Protein and nucleotide
@@ -249,13 +309,10 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     # model, or a protein or genome model of the Biology domain): tokens, words at 4/3 tokens each, or anything
     # else (examples, sentence pairs), which is not tokens even for a language model. A speech or vision model's
     # text tokens are not what its encoder processes (Whisper's row: 9.3B transcript words), so they stay unread.
-    domain = pd.Series(state.info("domain"), dtype=object).fillna("").astype(str).str.lower()
-    task = pd.Series(state.info("task"), dtype=object).fillna("").astype(str).str.lower()
-    language = (domain.str.contains("language") | task.str.contains("language model")).to_numpy(dtype=bool)
-    sequence = language | domain.str.contains("biology").to_numpy(dtype=bool)
+    domain, task = (pd.Series(state.info(name), dtype=object) for name in ("domain", "task"))
+    language, _ = D.model_kinds(domain, task)
     size, size_precision = state.col("dataset_size"), precision["dataset_size"].to_numpy(dtype=float)
-    unit = D.units_of(pd.Series(state.info("dataset_notes"), dtype=object), size)
-    unit = np.where(sequence, unit, "")
+    unit = D.dataset_units(domain, task, pd.Series(state.info("dataset_notes"), dtype=object), size)
     state.set_derived("dataset_tokens", np.where(unit == D.TOKENS, size, np.nan),
                       "dataset_size: its notes count tokens", precision=size_precision)
     state.set_derived("dataset_tokens", np.where(unit == D.WORDS, size * D.TOKENS_PER_WORD, np.nan),
@@ -268,19 +325,24 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     state.architecture = arch
     for col in ("flops_per_token", "recompute_factor"):
         vals = arch[col].to_numpy(dtype=float)
-        q[col] = vals
-        source[col] = np.where(~np.isnan(vals), "derived", None)
-        how[col] = np.where(~np.isnan(vals), arch[f"{col}_how"].to_numpy(dtype=object), None)
+        _fill(q, col, vals)
+        _fill(source, col, np.where(~np.isnan(vals), "derived", None))
+        _fill(how, col, np.where(~np.isnan(vals), arch[f"{col}_how"].to_numpy(dtype=object), None))
 
     state.resolve = lambda rows, q1, s1, h1, p1: apply_relations(WorkState(
         claims=claims, config=config, catalog=catalog, q=q1, source=s1, how=h1, precision=p1, hardware=hw,
         architecture=arch, rows=rows))
+    state.disagree = lambda rows, q1, s1, h1, p1: disagreements(WorkState(
+        claims=claims, config=config, catalog=catalog, q=q1, source=s1, how=h1, precision=p1, hardware=hw,
+        architecture=arch, rows=rows))
     # Rules that reread stated figures before any relation runs (and say so).
     frames.extend(_run(rule, state) for rule in rules_of_stage("prepare"))
-    state.initial = (q.copy(), source.copy(), how.copy(), precision.copy())
-    state.relation_findings = apply_relations(state, used)
+    undo: list[_Undo] = []
+    state.relation_findings = apply_relations(state, used, undo)
     frames.extend(state.relation_findings)
+    state.initial_rows = lambda rows: _before_relations(state, undo, rows)
     frames.extend(_run(rule, state) for rule in rules_of_stage("outlier"))
+    state.initial_rows = None  # later stages write into the frames: the undo log no longer describes them
 
     # Derived-only quantities.
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -292,14 +354,30 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
 
     frames.extend(_run(rule, state) for rule in rules_of_stage("check"))
     findings = concat_findings(frames)
-    findings["severity"] = pd.Categorical(findings["severity"], categories=list(SEVERITIES), ordered=True)
-    # Within a claim: the rules that lead (the outlier) first, then the worst findings first.
+    severity = pd.Categorical(findings["severity"], categories=list(SEVERITIES), ordered=True)
+    findings["severity"] = severity
+    # Within a claim: the rules that lead (the outlier) first, then the worst findings first, then by rule (a
+    # stable sort on the keys row ↑, leads ↓, severity ↓ (a missing one last), rule ↑, as sort_values makes it).
     leading = [code for code, rule in RULES.items() if rule.leads]
-    findings["_leads"] = findings["rule"].isin(leading)
-    findings = findings.sort_values(["row", "_leads", "severity", "rule"], ascending=[True, False, False, True],
-                                    kind="stable").drop(columns="_leads").reset_index(drop=True)
+    leads = findings["rule"].isin(leading).to_numpy(dtype=bool)
+    rule_code, rule_names = pd.factorize(findings["rule"].to_numpy(dtype=object))
+    rank = np.empty(len(rule_names), dtype=np.int64)  # each distinct rule's place in sorted order
+    rank[np.argsort(np.asarray(rule_names, dtype=object), kind="stable")] = np.arange(len(rule_names))
+    rule_rank = rank[rule_code]
+    codes = np.asarray(severity.codes, dtype=np.int64)
+    order = np.lexsort((rule_rank, np.where(codes < 0, len(SEVERITIES), -codes), ~leads,
+                        findings["row"].to_numpy(dtype=np.int64)))
+    findings = findings.iloc[order]
+    findings.index = pd.RangeIndex(len(findings))
+    if list(findings.columns) != list(FINDING_COLUMNS):
+        findings = findings[list(FINDING_COLUMNS)]
     return Evaluation(claims=claims, config=config, q=q, source=source, how=how, hardware=hw, architecture=arch,
-                      findings=findings[list(FINDING_COLUMNS)])
+                      findings=findings)
+
+
+def _fill(frame: pd.DataFrame, name: str, values: np.ndarray) -> None:
+    """Set a whole work column in place (the frame keeps its one block: no copy, no consolidation later)."""
+    frame.iloc[:, cast(int, frame.columns.get_loc(name))] = values  # work columns are unique
 
 
 def training_state(state: WorkState) -> np.ndarray:
@@ -308,11 +386,9 @@ def training_state(state: WorkState) -> np.ndarray:
     ``frozen_bytes_per_param`` (the bf16 weights) for each frozen parameter."""
     config = state.config
     params, trainable = state.col("params"), state.col("trainable_params")
-    method = pd.Series(state.info("finetune_method"), dtype=object)
-    method = method.where(method.notna(), "").astype(str).str.strip().str.lower()
-    adapter = method.isin(ADAPTER_METHODS).to_numpy(dtype=bool) | ~np.isnan(trainable)
-    frozen = np.where(method.to_numpy(dtype=object) == "qlora", config.frozen_bytes_per_param_qlora,
-                      config.frozen_bytes_per_param)
+    method = _per_text(state.info("finetune_method"), lambda t: (t or "").strip().lower(), object)
+    adapter = np.isin(method, list(ADAPTER_METHODS)) | ~np.isnan(trainable)
+    frozen = np.where(method == "qlora", config.frozen_bytes_per_param_qlora, config.frozen_bytes_per_param)
     trained = np.where(np.isnan(trainable), 0.0, trainable)
     return np.where(adapter, frozen * (params - trained) + config.bytes_per_param * trained,
                     config.bytes_per_param * params)
@@ -338,118 +414,355 @@ def shadow_of(q: pd.DataFrame, how: pd.DataFrame) -> pd.DataFrame:
     return shadow
 
 
-def apply_relations(state: WorkState, preused: Mapping[str, np.ndarray] | None = None) -> list[pd.DataFrame]:
-    """Derive and check with every relation until no more can be derived (a fixed point).
+def _shadow_array(values: np.ndarray, six: np.ndarray, at: Mapping[str, int], kept: list[int]) -> np.ndarray:
+    """:func:`shadow_of` on the work values (rows × columns, ``at``: each column's position; ``six``: the rows
+    whose FLOPs per token are 6N), holding only the columns ``kept`` (positions; the relations read no other), in
+    that order."""
+    shadow = np.empty((len(values), len(kept)), order="F")
+    for s, j in enumerate(kept):
+        shadow[:, s] = values[:, j] * _PRIMES[j]
+    where = {j: s for s, j in enumerate(kept)}
+    n_eff, fpt = where[at["n_eff"]], where[at["flops_per_token"]]
+    shadow[:, n_eff] = effective_params(shadow[:, where[at["active_params"]]], shadow[:, where[at["params"]]])
+    shadow[six, fpt] = 6.0 * shadow[six, n_eff]
+    return shadow
+
+
+def _floats(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
+    """A work frame's columns ``names`` as one writable float array (rows × columns, column-major: the relations
+    read and write whole columns). It may be the frame's own block (a frame of one block gives it without a copy):
+    the relations write into it only values they also write back into the frame."""
+    values = frame.to_numpy(dtype=float) if list(frame.columns) == names else frame[names].to_numpy(dtype=float)
+    if not values.flags.writeable or not values.flags.f_contiguous:
+        values = np.array(values, dtype=float, order="F", copy=True)
+    return values
+
+
+def _gather(values: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """``values[rows][:, cols]`` as a new row-major array, gathering whichever way is cheaper."""
+    if 4 * len(rows) >= len(values):
+        return values[:, cols][rows]
+    return values[rows[:, None], cols]
+
+
+@dataclass(frozen=True)
+class _RelationPlan:
+    """What the relation loop needs of one relation rule, computed once per call."""
+
+    rule: type[RelationRule]
+    cols: np.ndarray  # positions of the relation's quantities in the work arrays
+    exps: np.ndarray
+    derivable: np.ndarray  # per quantity: may be solved for (not catalog-only)
+    moe: bool  # holds N or F per token (a mixture-of-experts claim without its active count is excluded)
+    n_eff_at: int  # position of n_eff among the relation's quantities (-1: none)
+
+
+class _Claimed:
+    """Which cells of the work columns are stated by the claim (``source == "claimed"``), one column at a time,
+    read from the source frame on first use and forgotten when the relations write into the column."""
+
+    def __init__(self, source: pd.DataFrame) -> None:
+        self.source = source
+        self.cache: dict[str, np.ndarray] = {}
+
+    def __call__(self, name: str) -> np.ndarray:
+        if name not in self.cache:
+            self.cache[name] = self.source[name].to_numpy(dtype=object) == "claimed"
+        return self.cache[name]
+
+    def forget(self, name: str) -> None:
+        self.cache.pop(name, None)
+
+
+def apply_relations(state: WorkState, preused: Mapping[str, np.ndarray] | None = None,
+                    undo: list[_Undo] | None = None) -> list[pd.DataFrame]:
+    """Derive and check with every relation until no more can be derived (a fixed point): the findings of the
+    checks, one frame per relation and pass (see :func:`_relations`). ``undo``, when given, receives what every
+    cell the relations wrote held before (:func:`_before_relations`)."""
+    frames: list[pd.DataFrame] = []
+
+    def collect(rule: type[RelationRule], rows: np.ndarray, check: _Check) -> None:
+        frames.append(check.findings(rule, rows))
+
+    _relations(state, preused, collect, undo)
+    return frames
+
+
+@dataclass(frozen=True)
+class _Undo:
+    """What the relations overwrote in one column: the rows (positions) and the cells' former value, source,
+    note and precision."""
+
+    rows: np.ndarray
+    column: str
+    value: np.ndarray
+    source: np.ndarray
+    how: np.ndarray
+    precision: np.ndarray
+
+
+def _before_relations(state: WorkState, undo: list[_Undo], rows: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The work columns of the claims at ``rows`` (distinct positions) as they were before the relations ran:
+    the frames as they are, with the cells the relations wrote (``undo``) given back their former contents.
+    Column-major arrays, rows × the columns of ``state.q``."""
+    names = [str(c) for c in state.q.columns]
+    at = {c: j for j, c in enumerate(names)}
+    out = []
+    for frame, dtype in ((state.q, float), (state.source, object), (state.how, object), (state.precision, float)):
+        values = frame.to_numpy(dtype=dtype) if list(frame.columns) == names else frame[names].to_numpy(dtype=dtype)
+        taken = np.empty((len(rows), len(names)), dtype=dtype, order="F")
+        for j in range(len(names)):  # column by column: no row-major copy of the whole frame
+            taken[:, j] = values[rows, j]
+        out.append(taken)
+    q0, s0, h0, p0 = out
+    local = np.full(len(state.q), -1, dtype=np.intp)
+    local[rows] = np.arange(len(rows))
+    for entry in reversed(undo):  # the earliest write holds the value from before the relations
+        where = local[entry.rows]
+        hit = where >= 0
+        j = at[entry.column]
+        q0[where[hit], j] = entry.value[hit]
+        s0[where[hit], j] = entry.source[hit]
+        h0[where[hit], j] = entry.how[hit]
+        p0[where[hit], j] = entry.precision[hit]
+    return q0, s0, h0, p0
+
+
+def disagreements(state: WorkState) -> np.ndarray:
+    """Derive and check like :func:`apply_relations`, saying only which claims some relation disagrees on (a
+    check worse than ``ok``), without making findings: the outlier search asks this of many variants."""
+    bad = np.zeros(len(state.q), dtype=bool)
+
+    def collect(rule: type[RelationRule], rows: np.ndarray, check: _Check) -> None:
+        bad[rows[check.verdicts(rule, rows)[0] != "ok"]] = True
+
+    _relations(state, None, collect)
+    return bad
+
+
+def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
+               collect: Callable[[type[RelationRule], np.ndarray, "_Check"], None],
+               undo: list[_Undo] | None = None) -> None:
+    """Derive and check with every relation until no more can be derived (a fixed point); ``collect`` receives
+    each relation's checked rows (positions in the state's frames) as they are found, ``undo`` (when given) what
+    each cell held before the relations wrote into it.
 
     A shadow copy (:func:`shadow_of`) is derived in lockstep; a check that comes out the same in both copies
     follows from the derivations alone (a cycle of relations), so it is not recorded as a finding.
+
+    The values and precisions are taken from the state's frames once, as column-major arrays (a frame of one
+    block lends its own; the rules' masks read frames that are views of the arrays), and the columns the
+    relations wrote go back into the frames at the end; sources and notes are written into the frames as they are
+    derived. Each pass looks only at the rows a relation has not been used on yet and that changed since it last
+    looked at them. No step depends on another row: a claim's result is the same whatever claims it is solved
+    with (the outlier search stacks many variants of a claim in one call).
     """
-    q, source, how, precision, config = state.q, state.source, state.how, state.precision, state.config
+    config = state.config
     rules = relation_rules()
-    n = len(q)
-    shadow = shadow_of(q, how)
+    names = [str(c) for c in state.q.columns]
+    at = {c: j for j, c in enumerate(names)}
+    n = len(state.q)
+    q = _floats(state.q, names)
+    precision = _floats(state.precision, names)
+    view = dataclasses.replace(
+        state, q=pd.DataFrame(q, index=state.q.index, columns=names, dtype=float, copy=False),
+        precision=pd.DataFrame(precision, index=state.q.index, columns=names, dtype=float, copy=False))
+    source, how = state.source, state.how
+    claimed = _Claimed(source)
+    source_at = [source.columns.get_loc(c) for c in names]
+    how_at = [how.columns.get_loc(c) for c in names]
+    written: set[int] = set()
     # Signatures of the checks recorded so far, per row: |shadow residual - residual| identifies the
     # combination of independent figures a check tests (up to sign). A later check with the same signature
     # tests the same thing by another path and would only repeat a finding.
-    signatures = np.full((n, len(rules)), np.nan)
+    signatures = np.full((n, 2), np.nan)  # widened as checks are recorded (at most one per relation)
     recorded = np.zeros(n, dtype=int)
     used = {rule.code: np.zeros(n, dtype=bool) for rule in rules}
+    # Per row, how many times its values were derived into; per relation, the row's count and bounds when the
+    # relation last looked at it without effect (-1: never).
+    version = np.zeros(n, dtype=np.int32)
+    seen = {rule.code: np.full(n, -1, dtype=np.int32) for rule in rules}
+    seen_bounds = {rule.code: np.zeros(n, dtype=np.int8) for rule in rules}
     for code, mask in (preused or {}).items():
         if code in used:
             used[code] = used[code] | np.asarray(mask, dtype=bool)
-    frames: list[pd.DataFrame] = []
     # A mixture-of-experts claim without its active count: its N (the total) is not the N of 6N per token, so
     # only the relation that can hold it as a bound (C001, RelationRule.upper_bound) uses it.
-    sparse_unknown = state.total_only()
+    sparse_unknown = view.total_only()
+    any_sparse = bool(sparse_unknown.any())
+    plans = [_RelationPlan(rule=rule, cols=np.array([at[c] for c in rule.relation.quantities], dtype=np.intp),
+                           exps=rule.relation.powers,
+                           derivable=np.array([c not in CATALOG_ONLY for c in rule.relation.quantities]),
+                           moe=bool({"n_eff", "flops_per_token"} & set(rule.relation.quantities)),
+                           n_eff_at=list(rule.relation.quantities).index("n_eff")
+                           if "n_eff" in rule.relation.quantities else -1)
+             for rule in rules]
+    params_at, n_eff_col = at["params"], at["n_eff"]
+    # The shadow copy holds only the columns the relations read or write (shadow_at: a column's place in it).
+    kept = sorted({int(j) for plan in plans for j in plan.cols}
+                  | {at[c] for c in ("params", "n_eff", "active_params", "flops_per_token")})
+    shadow_at = np.full(len(names), -1, dtype=np.intp)
+    shadow_at[kept] = np.arange(len(kept))
+    shadow = _shadow_array(q, how["flops_per_token"].to_numpy(dtype=object) == "6N", at, kept)
+
+    def remember(sel: np.ndarray, col: int) -> None:
+        """Keep what the cells at ``sel`` of column ``col`` hold, before the relations write into them."""
+        if undo is not None:
+            name = names[col]
+            undo.append(_Undo(rows=sel.copy(), column=name, value=q[sel, col].copy(),
+                              source=source[name].to_numpy(dtype=object)[sel],
+                              how=how[name].to_numpy(dtype=object)[sel], precision=precision[sel, col].copy()))
+
+    def mark(sel: np.ndarray, col: int, src: str, note: str) -> None:
+        """Record where a derived value came from, in the frames themselves."""
+        source.iloc[sel, source_at[col]] = src
+        how.iloc[sel, how_at[col]] = note
+        claimed.forget(names[col])
+        written.add(col)
+
     for _ in range(len(rules) + 1):
         changed = False
-        for rule in rules:
-            cols = list(rule.relation.quantities)
-            exps = rule.relation.powers
-            values = q[cols].to_numpy(dtype=float)
-            known = ~np.isnan(values)
-            unknown_count = (~known).sum(axis=1)
-            applies = rule.applies(state)
-            if sparse_unknown.any() and {"n_eff", "flops_per_token"} & set(cols) and rule.upper_bound(state) is None:
+        for plan in plans:
+            rule, cols, exps = plan.rule, plan.cols, plan.exps
+            applies = rule.applies(view)
+            upper, lower = rule.upper_bound(view), rule.lower_bound(view)
+            if any_sparse and plan.moe and upper is None:
                 applies = ~sparse_unknown if applies is None else applies & ~sparse_unknown
             free = ~used[rule.code] if applies is None else ~used[rule.code] & applies
+            # A row this relation looked at without effect is looked at again only once a value of the row was
+            # derived since, or its bounds changed: nothing else decides whether the relation derives or checks.
+            bounds = np.zeros(n, dtype=np.int8)
+            for k, bound in enumerate((upper, lower)):
+                if bound is not None:
+                    bounds |= np.asarray(bound, dtype=np.int8) << k
+            free &= (seen[rule.code] != version) | (seen_bounds[rule.code] != bounds)
+            candidates = np.flatnonzero(free)
+            if len(candidates) == 0:
+                continue
+            values = _gather(q, candidates, cols)
+            unknown = np.isnan(values)
+            known = ~unknown
+            unknown_count = sum(unknown[:, j].view(np.int8) for j in range(len(cols)))  # faster than .sum(axis=1)
 
             # Derive: exactly one unknown, and it is a quantity that can be solved for. A relation that only
             # bounds a row (RelationRule.upper_bound / lower_bound) checks it but derives nothing from it.
-            upper, lower = rule.upper_bound(state), rule.lower_bound(state)
-            derivable = np.array([c not in CATALOG_ONLY for c in cols])
             target = np.argmin(known, axis=1)
-            derive = free & (unknown_count == 1) & derivable[target]
+            derive = (unknown_count == 1) & plan.derivable[target]
             for bound in (upper, lower):
                 if bound is not None:
-                    derive &= ~bound
+                    derive &= ~bound[candidates]
             if derive.any():
-                rows = np.flatnonzero(derive)
-                t = target[rows]
-                solved = rule.relation.solve(values[rows], t)
-                solved_shadow = rule.relation.solve(shadow[cols].to_numpy(dtype=float)[rows], t)
+                rows = candidates[derive]
+                t = target[derive]
+                solved = rule.relation.solve(values[derive], t)
+                solved_shadow = rule.relation.solve(_gather(shadow, rows, shadow_at[cols]), t)
                 # Precision in log space: x_t = Π x_i^(-e_i/e_t), so its half-width is Σ |e_i/e_t| · λ_i.
                 weights = np.abs(exps[None, :] / exps[t][:, None])
                 weights[np.arange(len(rows)), t] = 0.0
-                solved_precision = (weights * precision[cols].to_numpy(dtype=float)[rows]).sum(axis=1)
+                solved_precision = (weights * _gather(precision, rows, cols)).sum(axis=1)
                 ok = np.isfinite(solved) & (solved > 0)
                 for j, col in enumerate(cols):
-                    sel = rows[(t == j) & ok]
+                    this = (t == j) & ok
+                    sel = rows[this]
                     if len(sel) == 0:
                         continue
-                    q.loc[sel, col] = solved[(t == j) & ok]
-                    shadow.loc[sel, col] = solved_shadow[(t == j) & ok]
-                    precision.loc[sel, col] = solved_precision[(t == j) & ok]
-                    source.loc[sel, col] = rule.derived_source
-                    how.loc[sel, col] = rule.code
-                    if col == "n_eff":  # a solved N fills the parameter count (there was neither a total nor
-                        q.loc[sel, "params"] = q.loc[sel, "n_eff"]  # an active count)
-                        source.loc[sel, "params"] = "derived"
-                        how.loc[sel, "params"] = rule.code
-                        shadow.loc[sel, "params"] = shadow.loc[sel, "n_eff"]
-                        precision.loc[sel, "params"] = precision.loc[sel, "n_eff"]
+                    remember(sel, int(col))
+                    q[sel, col] = solved[this]
+                    shadow[sel, shadow_at[col]] = solved_shadow[this]
+                    precision[sel, col] = solved_precision[this]
+                    mark(sel, int(col), rule.derived_source, rule.code)
+                    version[sel] += 1
+                    if j == plan.n_eff_at:  # a solved N fills the parameter count (there was neither a total
+                        remember(sel, params_at)  # nor an active count)
+                        q[sel, params_at] = q[sel, n_eff_col]
+                        shadow[sel, shadow_at[params_at]] = shadow[sel, shadow_at[n_eff_col]]
+                        precision[sel, params_at] = precision[sel, n_eff_col]
+                        mark(sel, params_at, "derived", rule.code)
                 used[rule.code][rows] = True
                 changed = True
 
             # Check: everything known.
-            check = free & (unknown_count == 0)
+            check = unknown_count == 0
             if check.any():
-                rows = np.flatnonzero(check)
-                residual = np.log(values[rows]) @ exps
-                residual_shadow = np.log(shadow[cols].to_numpy(dtype=float)[rows]) @ exps
+                rows = candidates[check]
+                residual = np.log(values[check]) @ exps
+                residual_shadow = np.log(_gather(shadow, rows, shadow_at[cols])) @ exps
                 signature = np.abs(residual_shadow - residual)
                 informative = signature > 1e-7
-                repeated = (np.abs(signatures[rows] - signature[:, None]) <= 1e-7 * np.maximum(1, signature[:, None])
-                            ).any(axis=1)
-                informative &= ~repeated
+                width = int(recorded[rows].max())  # the columns past it hold no signature (NaN) on these rows
+                if width:
+                    earlier = signatures[rows, :width]
+                    repeated = (np.abs(earlier - signature[:, None]) <= 1e-7 * np.maximum(1, signature[:, None])
+                                ).any(axis=1)
+                    informative &= ~repeated
                 used[rule.code][rows] = True
                 rows, signature = rows[informative], signature[informative]
+                if len(rows) and int(recorded[rows].max()) >= signatures.shape[1]:
+                    signatures = np.hstack([signatures, np.full((n, signatures.shape[1]), np.nan)])
                 signatures[rows, recorded[rows]] = signature
                 recorded[rows] += 1
                 if len(rows):
-                    frames.append(_check_relation(rule, rows, q, source, precision, config,
-                                                  None if upper is None else upper[rows],
-                                                  None if lower is None else lower[rows]))
+                    collect(rule, rows, _Check(q, precision, at, claimed, config, upper, lower))
+            idle = candidates[~used[rule.code][candidates]]  # looked at, neither derived nor checked
+            seen[rule.code][idle] = version[idle]
+            seen_bounds[rule.code][idle] = bounds[idle]
         if not changed:
             break
-    return frames
+    if written:
+        # The values and precisions back into the state's frames, in place (callers hold them), only the columns
+        # the relations wrote.
+        changed_at = sorted(written)
+        for frame, values in ((state.q, q), (state.precision, precision)):
+            frame.iloc[:, [frame.columns.get_loc(names[j]) for j in changed_at]] = values[:, changed_at]
 
 
-def _check_relation(rule: type[RelationRule], rows: np.ndarray, q: pd.DataFrame, source: pd.DataFrame,
-                    precision: pd.DataFrame, config: Config, upper: np.ndarray | None = None,
-                    lower: np.ndarray | None = None) -> pd.DataFrame:
-    """One finding per row: the subject quantity (the first the claim states), its value and the expected one."""
+@dataclass(frozen=True)
+class _Check:
+    """What judging a relation's check needs: the work arrays (rows × columns: values and precisions), each
+    column's position, the cells of a column the claim states, the configuration and the relation's bounds (on
+    every row of the arrays)."""
+
+    q: np.ndarray
+    precision: np.ndarray
+    at: Mapping[str, int]
+    is_claimed: Callable[[str], np.ndarray]
+    config: Config
+    upper: np.ndarray | None
+    lower: np.ndarray | None
+
+    def findings(self, rule: type[RelationRule], rows: np.ndarray) -> pd.DataFrame:
+        """One finding per row: the subject quantity (the first the claim states), its value and the expected
+        one."""
+        severity, subject_names, claimed, expected, detail = self.verdicts(rule, rows)
+        return findings_frame(rows, rule.code, severity, subject_names, claimed, expected, detail=detail)
+
+    def verdicts(self, rule: type[RelationRule], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                             np.ndarray, np.ndarray | None]:
+        """Severity, subject, claimed and expected value and detail (None when no row has one) of each row."""
+        return _verdicts(rule, rows, self.q, self.precision, self.at, self.is_claimed, self.config,
+                         None if self.upper is None else self.upper[rows],
+                         None if self.lower is None else self.lower[rows])
+
+
+def _verdicts(rule: type[RelationRule], rows: np.ndarray, q: np.ndarray, precision: np.ndarray,
+              at: Mapping[str, int], is_claimed: Callable[[str], np.ndarray], config: Config,
+              upper: np.ndarray | None, lower: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                           np.ndarray, np.ndarray | None]:
+    """:meth:`_Check.verdicts` (``upper`` and ``lower`` on ``rows`` only)."""
     cols = list(rule.relation.quantities)
-    claimed_mask = source.loc[rows, list(rule.subjects)].to_numpy(dtype=object) == "claimed"
+    idx = [at[c] for c in cols]
+    claimed_mask = np.column_stack([is_claimed(s)[rows] for s in rule.subjects])
     pick = np.where(claimed_mask.any(axis=1), np.argmax(claimed_mask, axis=1), 0)
     subject_names = np.array(rule.subjects, dtype=object)[pick]
     subject_idx = np.array([cols.index(s) for s in rule.subjects])[pick]
-    values = q.loc[rows, cols].to_numpy(dtype=float)
+    # Column-major, as a frame's values come out (the arithmetic below runs on the same layout as it always did).
+    values = np.asfortranarray(_gather(q, rows, np.asarray(idx, dtype=np.intp)))
     expected = rule.relation.solve(values, subject_idx)
     claimed = values[np.arange(len(rows)), subject_idx]
     ok_tol, warn_tol = config.tolerance(rule.code)
     # The residual Σ e_i · ln x_i is uncertain by Σ |e_i| · λ_i: the precision of every figure compared.
-    slack = precision.loc[rows, cols].to_numpy(dtype=float) @ np.abs(rule.relation.powers)
+    slack = np.asfortranarray(_gather(precision, rows, np.asarray(idx, dtype=np.intp))) @ np.abs(rule.relation.powers)
     ratio = claimed / expected
     severity = severity_of_ratio(ratio, ok_tol, warn_tol, slack)
     if rule.goodput_quantity and rule.code in config.goodput:
@@ -457,9 +770,10 @@ def _check_relation(rule: type[RelationRule], rows: np.ndarray, q: pd.DataFrame,
         ok_g, warn_g = config.goodput[rule.code]
         side = (subject_names == rule.goodput_quantity) & (ratio > 1)
         for name in rule.goodput_unless_stated:
-            side &= source.loc[rows, name].to_numpy(dtype=object) != "claimed"
+            side &= ~is_claimed(name)[rows]
         severity = np.where(side, severity_of_ratio(ratio, ok_g, warn_g, slack), severity)
     detail = np.full(len(rows), None, dtype=object)
+    has_detail = False
     with np.errstate(divide="ignore", invalid="ignore"):
         lhs = np.log(values) @ rule.relation.powers - np.log(rule.relation.constant)
     # Only a bound on these rows (RelationRule.upper_bound / lower_bound): a left-hand side on the bound's side
@@ -467,21 +781,21 @@ def _check_relation(rule: type[RelationRule], rows: np.ndarray, q: pd.DataFrame,
     if rule.weighs_compute_reading:
         # The stated compute read as hardware FLOPs (÷ r): info when that fits within C008's tolerance and the
         # model-FLOPs reading did not (BloombergGPT's row: MFU 24.6 % stated, 32.3 % implied, 24.2 % as hardware).
-        r = q.loc[rows, "recompute_factor"].to_numpy(dtype=float)
+        r = q[rows, at["recompute_factor"]]
         r = np.where(r > 1, r, 4.0 / 3.0)
-        stated_c = source.loc[rows, "compute_flops"].to_numpy(dtype=object) == "claimed"
+        stated_c = is_claimed("compute_flops")[rows]
         fits = stated_c & (severity != "ok") & (lhs > 0) & \
             (np.abs(lhs - np.log(r)) <= math.log(config.tolerance("C008")[0]) + slack)
         severity = np.where(fits, "info", severity)
         detail = np.where(fits, "hardware-compute", detail)
+        has_detail = has_detail or bool(fits.any())
     for bound, side, name in ((upper, lhs < 0, "upper-bound"), (lower, lhs > 0, "lower-bound")):
         if bound is not None and bound.any():
             within = bound & side
             severity = np.where(within, "ok", severity)
             detail = np.where(within, name, detail)
-    if not any(d is not None for d in detail):
-        detail = None
-    return findings_frame(rows, rule.code, severity, subject_names, claimed, expected, detail=detail)
+            has_detail = has_detail or bool(within.any())
+    return severity, subject_names, claimed, expected, (detail if has_detail else None)
 
 
 def architecture(q: pd.DataFrame, claims: Claims, config: Config) -> pd.DataFrame:

@@ -15,7 +15,6 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from audit.columns import map_unique
 from audit.engine import Evaluation
 from audit.resources import data_path
 from audit.rules import RULES
@@ -65,33 +64,48 @@ def load_causes() -> tuple[Cause, ...]:
                  for _, r in frame.iterrows())
 
 
-def _slip_fits(slip: str, rules: np.ndarray, subjects: np.ndarray, log_r: np.ndarray) -> np.ndarray:
+def _slip_fits(slip: str, pairs: tuple[np.ndarray, np.ndarray], pair_of: np.ndarray, log_r: np.ndarray) -> np.ndarray:
     """Findings that a slip (``quantity low|high``, :attr:`Cause.slip`) would push the way they point.
 
     In a relation Σ eᵢ·ln xᵢ = ln k, a figure x_a off by a factor f moves the subject s's ratio claimed/expected by
     f^(e_a/e_s): a compute counted forward-only (3x too low) makes C001's compute ratio 1/3 and C003's MFU ratio 3.
-    A finding of a rule whose relation does not hold the figure is not ruled out."""
+    A finding of a rule whose relation does not hold the figure is not ruled out.
+
+    ``pairs`` holds the distinct (rule, subject) pairs of the findings (rules, subjects), ``pair_of`` each finding's
+    pair (:func:`_pairs`): the sign is worked out once per pair, not per finding."""
     quantity, way = slip.split()
     sign = -1.0 if way == "low" else 1.0
 
-    def expected(pair: tuple[str, str] | None) -> float:
+    def expected(rule: str, subject: str) -> float:
         """The sign a slip pushes the ratio of a (rule, subject) finding; 0: the relation does not hold both."""
-        if pair is None:
-            return 0.0
-        relation = getattr(RULES.get(pair[0]), "relation", None)
+        relation = getattr(RULES.get(rule), "relation", None)
         exps = dict(relation.exponents) if relation is not None else {}
-        if quantity not in exps or pair[1] not in exps:
+        if quantity not in exps or subject not in exps:
             return 0.0
-        return float(np.sign(sign * exps[quantity] / exps[pair[1]]))
+        return float(np.sign(sign * exps[quantity] / exps[subject]))
 
-    # Once per distinct (rule, subject) pair, not per finding.
-    pairs = pd.Series(list(zip(rules.astype(str), subjects.astype(str))), dtype=object)
-    want = map_unique(pairs, expected).to_numpy(dtype=float)
+    want = np.array([expected(r, s) for r, s in zip(*pairs)], dtype=float)[pair_of]
     return (want == 0.0) | (np.sign(log_r) == want)
 
 
-def _needs_met(needs: str, evaluation: Evaluation, rows: np.ndarray) -> np.ndarray:
-    """Rows (positions in the claims) whose stated figures make a cause possible (see :attr:`Cause.needs`)."""
+def _pairs(rules: np.ndarray, subjects: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+    """The distinct (rule, subject) pairs of findings (as text) and each finding's pair, without a Python step
+    per finding."""
+    rule_of, rule_names = pd.factorize(rules.astype(str))
+    subject_of, subject_names = pd.factorize(subjects.astype(str))
+    rule_names, subject_names = np.asarray(rule_names, dtype=object), np.asarray(subject_names, dtype=object)
+    combined = rule_of.astype(np.int64) * len(subject_names) + subject_of
+    pair_of, distinct = pd.factorize(combined)
+    distinct = np.asarray(distinct, dtype=np.int64)
+    return (rule_names[distinct // len(subject_names)], subject_names[distinct % len(subject_names)]), pair_of
+
+
+def _needs_met(needs: str, evaluation: Evaluation, rows: np.ndarray,
+               stated_at: dict[str, np.ndarray] | None = None) -> np.ndarray:
+    """Rows (positions in the claims) whose stated figures make a cause possible (see :attr:`Cause.needs`).
+
+    ``stated_at`` keeps, by quantity, which of ``rows`` state it (filled on first use: causes share quantities)."""
+    stated_at = {} if stated_at is None else stated_at
     ok = np.ones(len(rows), dtype=bool)
     for group in needs.split():
         if group == "!dense":
@@ -102,7 +116,9 @@ def _needs_met(needs: str, evaluation: Evaluation, rows: np.ndarray) -> np.ndarr
             continue
         stated = np.zeros(len(rows), dtype=bool)
         for name in group.split("|"):
-            stated |= evaluation.source[name].to_numpy(dtype=object)[rows] == "claimed"
+            if name not in stated_at:
+                stated_at[name] = evaluation.source[name].to_numpy(dtype=object)[rows] == "claimed"
+            stated |= stated_at[name]
         ok &= stated
     return ok
 
@@ -135,9 +151,8 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
     Columns :data:`EXPLANATION_COLUMNS`; ``finding`` is the position of the finding in ``evaluation.findings``.
     """
     findings, q, config, hardware = evaluation.findings, evaluation.q, evaluation.config, evaluation.hardware
-    sev = findings["severity"].astype(str).to_numpy()
     rules = findings["rule"].to_numpy(dtype=object)
-    target = np.flatnonzero(np.isin(sev, ["warning", "error"]))
+    target = np.flatnonzero(findings["severity"].isin(["warning", "error"]).to_numpy(dtype=bool))
     parts: list[pd.DataFrame] = []
     if len(target) == 0:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in EXPLANATION_COLUMNS})
@@ -147,13 +162,15 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
     rule_t = rules[target]
     # A utilization judged against a band: the correction must land inside the band.
     band_rule = np.isin(rule_t, [code for code, rule in RULES.items() if rule.utilization])
-    codes, which = np.unique(rule_t.astype(str), return_inverse=True)
+    which, codes = pd.factorize(rule_t.astype(str))
     ok_tol = np.array([config.tolerance(c)[0] for c in codes])[which]
     low, high = config.band
     log_r = np.log(np.abs(ratio))
     subjects = findings["quantity"].to_numpy(dtype=object)[target]
+    pairs, pair_of = _pairs(rule_t, subjects)
+    stated_at: dict[str, np.ndarray] = {}
     for cause in load_causes():
-        applies = np.isin(rule_t, list(cause.applies))
+        applies = np.array([code in cause.applies for code in codes], dtype=bool)[which]
         if cause.kind not in ("factor", "range") or not applies.any():
             continue
         if cause.factor in _DYNAMIC:
@@ -164,9 +181,9 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
         if cause.requires:
             valid &= hardware[cause.requires].to_numpy(dtype=bool)[rows]
         if cause.needs:
-            valid &= _needs_met(cause.needs, evaluation, rows)
+            valid &= _needs_met(cause.needs, evaluation, rows, stated_at)
         if cause.slip:
-            valid &= _slip_fits(cause.slip, rule_t, subjects, log_r)
+            valid &= _slip_fits(cause.slip, pairs, pair_of, log_r)
         if not valid.any():
             continue
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -7,44 +7,94 @@ printed digit (2.6625e13 is "2.662e13" on every machine, not "2.663e13" on one o
 
 from __future__ import annotations
 
+import functools
 import math
+from math import isfinite
+from typing import Callable
 
 from audit.quantities import BY_NAME
-from audit.rounding import round_value
+from audit.rounding import SIGNIFICANT_DIGITS, round_value
 
 _COUNT_SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"))
 
+# Every function here first rounds to SIGNIFICANT_DIGITS with ``float(format(x, _ROUND))``: for a float this is
+# exactly audit.rounding.round_value (which also returns 0.0, -0.0, NaN and infinities as they are, as this does),
+# without its type checks; these functions run several times for every number a report prints.
+_ROUND = f".{SIGNIFICANT_DIGITS}g"
+#: Format specs by number of digits (``f"{x:.{digits}g}"`` builds its spec on every call).
+_G = {d: f".{d}g" for d in range(1, 18)}
+_E = {d: f".{d - 1}e" for d in range(1, 18)}
 
+
+#: Texts already made, by (function, value, digits): a report writes the same figure many times (a claim's tokens
+#: in several formulas, a datasheet's peak in every claim on that part). Only finite non-zero values are kept
+#: (0.0 and -0.0 are equal keys but different texts; NaN is never equal to itself), and the memo is emptied when
+#: it reaches _MEMO_SIZE entries, so it stays small.
+_MEMO: dict[tuple[str, float, int], str] = {}
+_MEMO_SIZE = 100_000
+
+
+def _memoized(make: Callable[[float, int], str]) -> Callable[..., str]:
+    """``make(x, digits)`` called with ``x`` rounded to 12 significant digits, its text remembered in _MEMO by
+    (function, value, digits) for finite non-zero values."""
+    kind = make.__name__
+
+    @functools.wraps(make)
+    def text_of(x: float, digits: int = 3) -> str:
+        key = (kind, x, digits)
+        try:
+            text = _MEMO.get(key)
+        except TypeError:  # an unhashable number (a 0-d array)
+            key, text = (kind, float(x), digits), None
+        if text is not None:
+            return text
+        rounded = float(format(float(x), _ROUND))
+        text = make(rounded, digits)
+        if rounded != 0 and isfinite(rounded):
+            if len(_MEMO) >= _MEMO_SIZE:
+                _MEMO.clear()
+            _MEMO[key] = text
+        return text
+
+    return text_of
+
+
+@_memoized
 def sig(x: float, digits: int = 3) -> str:
     """``x`` to ``digits`` significant digits, without trailing zeros."""
-    x = round_value(float(x))
-    if x == 0 or not math.isfinite(x):
+    if x == 0 or not isfinite(x):
         return str(x)
-    text = f"{x:.{digits}g}"
+    text = format(x, _G[digits]) if digits in _G else f"{x:.{digits}g}"
     if "e" in text:
         mantissa, exp = text.split("e")
-        return f"{mantissa}e{int(exp)}"
+        text = f"{mantissa}e{int(exp)}"
     return text
 
 
+@_memoized
 def sci(x: float, digits: int = 3) -> str:
     """Scientific notation: ``3.14e23``."""
-    x = round_value(float(x))
-    if x == 0 or not math.isfinite(x):
+    if x == 0 or not isfinite(x):
         return str(x)
-    mantissa, exp = f"{x:.{digits - 1}e}".split("e")
+    mantissa, exp = (format(x, _E[digits]) if digits in _E else f"{x:.{digits - 1}e}").split("e")
     mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
     return f"{mantissa}e{int(exp)}"
 
 
 def count(x: float) -> str:
     """Counts: ``175B``, ``1.4T``, ``65.2B``; below a million with thousands separators."""
-    x = round_value(float(x))
-    if not math.isfinite(x):
+    return _count(x, 0)
+
+
+@_memoized
+def _count(x: float, _digits: int = 0) -> str:
+    if not isfinite(x):
         return str(x)
-    for scale, suffix in _COUNT_SUFFIXES:
-        if abs(x) >= scale:
-            return f"{sig(x / scale, 4)}{suffix}"
+    size = abs(x)
+    if size >= 1e6:
+        for scale, suffix in _COUNT_SUFFIXES:
+            if size >= scale:
+                return f"{sig(x / scale, 4)}{suffix}"
     if abs(x - round(x)) < 1e-9 or abs(x) >= 1000:
         return f"{int(round(x)):,}"
     return f"{x:,.4g}"
@@ -52,8 +102,8 @@ def count(x: float) -> str:
 
 def hours(x: float) -> str:
     """Accelerator-hours with separators: ``1,022,362``; large values as ``30.84M``."""
-    x = round_value(float(x))
-    if not math.isfinite(x):
+    x = float(format(float(x), _ROUND))
+    if not isfinite(x):
         return str(x)
     if abs(x) >= 1e7:
         return count(x)

@@ -118,15 +118,23 @@ def unit_of(notes: object, size: float) -> str:
     return kinds.pop() if len(kinds) == 1 else ""
 
 
+def model_kinds(domain: pd.Series, task: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(language, sequence) masks: a language model by its ``domain`` or ``task`` (Epoch AI's "Language" domain,
+    or a task such as "Protein or nucleotide language model (pLM/nLM)"), and a sequence model, which is a language
+    model or a protein or genome model of the Biology domain. Each distinct text is read once."""
+    def has(series: pd.Series, word: str) -> np.ndarray:
+        return map_unique(series, lambda t: isinstance(t, str) and word in t.lower()).to_numpy(dtype=bool)
+
+    language = has(domain, "language") | has(task, "language model")
+    return language, language | has(domain, "biology")
+
+
 def dataset_units(domain: pd.Series, task: pd.Series, notes: pd.Series, sizes: np.ndarray) -> np.ndarray:
     """What each claim's dataset size counts, as its notes say, for the claims whose model is a sequence model
-    (a language model by ``domain`` or ``task``, or a protein or genome model of the Biology domain); ``""`` for
-    the others and where the notes do not say. A speech or vision model's text tokens are not what its encoder
-    processes (Whisper's row: 9.3B transcript words), so its notes are not read for this."""
-    domain = domain.fillna("").astype(str).str.lower()
-    task = task.fillna("").astype(str).str.lower()
-    language = (domain.str.contains("language") | task.str.contains("language model")).to_numpy(dtype=bool)
-    sequence = language | domain.str.contains("biology").to_numpy(dtype=bool)
+    (:func:`model_kinds`); ``""`` for the others and where the notes do not say. A speech or vision model's
+    text tokens are not what its encoder processes (Whisper's row: 9.3B transcript words), so its notes are not
+    read for this."""
+    _, sequence = model_kinds(domain, task)
     return np.where(sequence, units_of(notes, sizes), "")
 
 

@@ -8,7 +8,9 @@ format is the same on every machine.
 from __future__ import annotations
 
 import math
+import weakref
 from collections import Counter
+from math import isfinite
 from typing import Any, Iterator
 
 import numpy as np
@@ -20,7 +22,7 @@ from audit.findings import SEVERITIES, STATUSES, Finding
 from audit.flops import CONVENTION_LABELS
 from audit.quantities import BY_NAME, INPUT_QUANTITIES, label
 from audit.result import AuditResult
-from audit.rounding import round_value
+from audit.rounding import SIGNIFICANT_DIGITS, round_value
 from audit.rules import RULES, RelationRule
 
 #: Quantities shown for a claim, in order (internal helpers like ``n_eff`` are left out).
@@ -34,6 +36,13 @@ def _num(x: Any) -> float | None:
         return None
     x = float(x)
     return None if not math.isfinite(x) else round_value(x)
+
+
+def _nums(values: pd.Series) -> list[float | None]:
+    """:func:`_num` of every value of a float column (``round_value`` of a finite float is
+    ``float(format(x, ".12g"))``: the same, without its type checks)."""
+    spec = f".{SIGNIFICANT_DIGITS}g"
+    return [float(format(x, spec)) if isfinite(x) else None for x in values.to_numpy(dtype=float).tolist()]
 
 
 # ------------------------------------------------------------------------------------------------ findings
@@ -54,12 +63,17 @@ def explanation_records(result: AuditResult, finding_index: int, f: dict[str, An
     positions = result.explanation_rows(finding_index)
     if len(positions) == 0:
         return ()
+    return _explanations_at(result, positions.tolist(), f)
+
+
+def _explanations_at(result: AuditResult, positions: list[int], f: dict[str, Any]) -> tuple[dict[str, Any], ...]:
+    """The explanations at ``positions`` of ``result.explanations`` (one finding's, best first) as dicts."""
     causes = causes_by_code()
     quantity = str(f["quantity"])
     out = []
     # Cached column arrays (AuditResult.cell), not DataFrame.iloc + to_dict: ~250 µs a finding on a large batch.
     keys = ("cause", "factor", "corrected", "fit", "direction")
-    for pos in positions.tolist():
+    for pos in positions:
         e = {k: result.cell("explanations", pos, k) for k in keys}
         cause = causes[e["cause"]]
         factor = float(e["factor"])
@@ -121,9 +135,80 @@ def findings_by_row(result: AuditResult, rows: np.ndarray | None = None, worse_t
 
 def _rows_and_findings(result: AuditResult, rows: np.ndarray | None, worse_than_ok: bool
                        ) -> Iterator[tuple[int, Finding]]:
+    """Each selected finding with its claim row: the words from the rule, everything else read once per column
+    (claim ids, the rounded numbers, which findings have explanations) rather than once per finding."""
     frame = _selected(result, rows, worse_than_ok)
-    for i, f in zip(frame.index.tolist(), frame.to_dict("records")):
-        yield int(f["row"]), describe(result, f, int(i))
+    ids = result.claims.info["id"].to_numpy()
+    groups = _explanation_groups(result)
+    for i, f in zip(frame.index.tolist(), _records(frame)):
+        rule = RULES[f["rule"]]
+        row = int(f["row"])
+        where = groups.get(i)
+        yield row, Finding(claim_id=str(ids[row]), rule=rule.code, name=rule.name, severity=str(f["severity"]),
+                           quantity=str(f["quantity"]), claimed=_num(f["claimed"]), expected=_num(f["expected"]),
+                           ratio=_num(f["ratio"]), message=rule.message(result, f),
+                           formula=rule.formula_text(result, f),
+                           explanations=() if where is None else _explanations_at(result, where, f))
+
+
+#: Cell types that ``pandas``' ``maybe_box_native`` returns unchanged.
+_NATIVE = frozenset({str, float, int, bool, tuple, type(None)})
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """``frame.to_dict("records")``, about four times faster: each column is read once with ``tolist()`` (Python
+    numbers, as ``to_dict`` gives them), and the cells of object and extension columns are boxed as ``to_dict``
+    boxes them only when one of them is not already a plain Python value."""
+    from pandas.core.dtypes.cast import maybe_box_native
+
+    columns = frame.columns.tolist()
+    lists = []
+    for name in columns:
+        column = frame[name]
+        values = column.tolist()
+        if (column.dtype == object or isinstance(column.dtype, pd.api.extensions.ExtensionDtype)) and any(
+                type(v) not in _NATIVE for v in values):
+            values = [maybe_box_native(v) for v in values]
+        lists.append(values)
+    return [dict(zip(columns, cells)) for cells in zip(*lists)] if columns else [{} for _ in range(len(frame))]
+
+
+def _explanation_groups(result: AuditResult) -> dict[int, list[int]]:
+    """Positions in ``result.explanations`` of each finding's explanations (by the finding's index), best first."""
+    if not len(result.explanations):
+        return {}
+    findings = result.explanations["finding"].to_numpy()
+    order = np.argsort(findings, kind="stable")  # as DataFrame.groupby(...).indices: stable, by finding
+    keys, starts = np.unique(findings[order], return_index=True)
+    bounds = [*starts.tolist(), len(order)]
+    positions = order.tolist()
+    return {int(k): positions[bounds[j]:bounds[j + 1]] for j, k in enumerate(keys.tolist())}
+
+
+def _finding_dicts(result: AuditResult) -> dict[int, list[dict[str, Any]]]:
+    """Every finding as :meth:`Finding.to_dict` writes it, grouped by claim row, in the order of
+    :func:`findings_by_row` (for the JSON records: no :class:`Finding` objects in between)."""
+    frame = result.findings
+    ids = [str(x) for x in result.claims.info["id"].to_numpy()] if len(frame) else []
+    groups = _explanation_groups(result)
+    claimed, expected, ratio = (_nums(frame[c]) for c in ("claimed", "expected", "ratio"))
+    out: dict[int, list[dict[str, Any]]] = {}
+    for j, (i, f) in enumerate(zip(frame.index.tolist(), _records(frame))):
+        rule = RULES[f["rule"]]
+        row = int(f["row"])
+        where = groups.get(i)
+        explanations = () if where is None else _explanations_at(result, where, f)
+        record = {"claim_id": ids[row], "rule": rule.code, "name": rule.name, "severity": str(f["severity"]),
+                  "quantity": str(f["quantity"]), "claimed": claimed[j], "expected": expected[j], "ratio": ratio[j],
+                  "message": rule.message(result, f), "formula": rule.formula_text(result, f),
+                  "explanations": list(explanations),
+                  "explanation": explanations[0]["text"] if explanations else None}
+        group = out.get(row)
+        if group is None:
+            out[row] = [record]
+        else:
+            group.append(record)
+    return out
 
 
 # ------------------------------------------------------------------------------------- derived quantities
@@ -132,8 +217,11 @@ def _rows_and_findings(result: AuditResult, rows: np.ndarray | None, worse_than_
 def derivation(result: AuditResult, row: int, name: str, sources: bool = True) -> str | None:
     """How a derived or catalog value was obtained, with the values substituted (and the datasheet's citation
     for a catalog figure unless ``sources`` is False)."""
-    src = result.cell("source", row, name)
-    how = result.cell("how", row, name)
+    return _derivation(result, row, name, result.cell("source", row, name), result.cell("how", row, name), sources)
+
+
+def _derivation(result: AuditResult, row: int, name: str, src: Any, how: Any, sources: bool = True) -> str | None:
+    """:func:`derivation`, given the value's source and how it was derived."""
     if src == "claimed" or src is None:
         return None
     if name == "peak_flops_per_chip" and src == "catalog":
@@ -219,59 +307,196 @@ def catalog_note(result: AuditResult, row: int, sources: bool = True) -> str:
 
 def quantity_records(result: AuditResult, row: int) -> dict[str, dict[str, Any]]:
     """Per quantity with a value: value, unit, source, the original text (claimed) or how it was derived."""
-    out: dict[str, dict[str, Any]] = {}
-    text = result.claims.text
-    for name in SHOWN_QUANTITIES:
-        src = result.cell("source", row, name)
-        if src is None:
-            continue
-        v = result.cell("q", row, name)
-        if v is None or (isinstance(v, float) and math.isnan(v)):
-            continue
-        rec: dict[str, Any] = {"value": _num(v), "unit": BY_NAME[name].unit, "source": src,
-                               "display": fmt.value(name, float(v))}
+    return _QuantityColumns(result).records(row)
+
+
+class _QuantityColumns:
+    """The columns :func:`quantity_records` reads, each read once for many rows (``result.cell`` costs about
+    1 µs a value, and a claim has 43 quantities to look at)."""
+
+    def __init__(self, result: AuditResult) -> None:
+        self._result = weakref.ref(result)  # a ClaimRecords (below) may outlive a call, not keep its result alive
+        text = result.claims.text
+        self.hardware = {c: result.hardware[c].to_numpy() for c in ("mix", "precision", "precision_assumed",
+                                                                    "accelerator")}
+        self.columns = []
+        for name in SHOWN_QUANTITIES:
+            self.columns.append((name, BY_NAME[name].unit, result.source[name].to_numpy(),
+                                 result.q[name].to_numpy(), result.how[name].to_numpy(),
+                                 text[name].to_numpy() if name in text.columns else None))
+        #: Texts of derivations that do not depend on the row (:func:`derivation`).
+        self.cache: dict[Any, str] = {}
+
+    def derivation(self, result: AuditResult, row: int, name: str, src: Any, how: Any) -> str | None:
+        """:func:`derivation`; a datasheet's peak or memory, which does not depend on the row, is made once for
+        each accelerator, mix and precision."""
+        if name == "memory_per_chip" or (name == "peak_flops_per_chip" and src == "catalog"):
+            hardware = self.hardware
+            mix = hardware["mix"][row]
+            key = (name, src, how, None if mix is None else tuple(mix)) + (
+                (hardware["precision"][row], bool(hardware["precision_assumed"][row]), hardware["accelerator"][row])
+                if name == "peak_flops_per_chip" else ())
+            text = self.cache.get(key)
+            if text is None:
+                text = self.cache[key] = _derivation(result, row, name, src, how)  # type: ignore[assignment]
+            return text
+        return _derivation(result, row, name, src, how)
+
+    @property
+    def result(self) -> AuditResult:
+        """The result the columns are of."""
+        result = self._result()
+        assert result is not None, "the result was freed"
+        return result
+
+    def all_records(self) -> list[dict[str, dict[str, Any]]]:
+        """:func:`quantity_records` of every row, made a column at a time: the rows where a quantity has a value
+        found with numpy, and each distinct value rounded and formatted once."""
+        result = self.result
+        out: list[dict[str, dict[str, Any]]] = [{} for _ in range(len(result))]
+        for name, unit, sources, values, hows, texts in self.columns:
+            numbers = values.astype(float) if values.dtype.kind != "f" else values
+            rows = np.flatnonzero(np.not_equal(sources, None) & ~np.isnan(numbers))
+            if not len(rows):
+                continue
+            found = numbers[rows]
+            # Distinct by bit pattern, so that -0.0 and 0.0 (equal, but written differently) stay apart.
+            _, first, inverse = np.unique(found.view(np.int64), return_index=True, return_inverse=True)
+            distinct = found[first].tolist()
+            rounded = [_num(v) for v in distinct]
+            shown = [fmt.value(name, v) for v in distinct]
+            for row, k, src in zip(rows.tolist(), inverse.ravel().tolist(), sources[rows].tolist()):
+                out[row][name] = self._record(row, name, unit, src, rounded[k], shown[k], hows, texts)
+        return out
+
+    def records(self, row: int) -> dict[str, dict[str, Any]]:
+        """:func:`quantity_records` of one row."""
+        out: dict[str, dict[str, Any]] = {}
+        for name, unit, sources, values, hows, texts in self.columns:
+            src = sources[row]
+            if src is None:
+                continue
+            v = values[row]
+            if v is None or (isinstance(v, float) and math.isnan(v)):
+                continue
+            out[name] = self._record(row, name, unit, src, _num(v), fmt.value(name, float(v)), hows, texts)
+        return out
+
+    def _record(self, row: int, name: str, unit: str, src: str, value: Any, display: str, hows: Any,
+                texts: Any) -> dict[str, Any]:
+        """One quantity's record: its value, unit, source and display, with its text as stated or how it was
+        derived."""
+        rec: dict[str, Any] = {"value": value, "unit": unit, "source": src, "display": display}
         if src == "claimed":
-            rec["text"] = result.cell("text", row, name) if name in text.columns else None
+            rec["text"] = texts[row] if texts is not None else None
         else:
-            rec["how"] = derivation(result, row, name)
-            if result.cell("how", row, name) in RULES:
-                rec["rule"] = result.cell("how", row, name)
-        out[name] = rec
-    return out
+            rec["how"] = self.derivation(self.result, row, name, src, hows[row])
+            if hows[row] in RULES:
+                rec["rule"] = hows[row]
+        return rec
 
 
 def claim_record(result: AuditResult, row: int, findings: list[Finding]) -> dict[str, Any]:
-    """The JSON-ready record of one claim."""
-    def info(col: str) -> Any:
-        return result.cell("info", row, col)
+    """The JSON-ready record of one claim (the columns it reads are read once per result: :class:`ClaimRecords`,
+    kept while the result lives)."""
+    records = _RECORDS.get(id(result))
+    if records is None or records._result() is not result:
+        records = _RECORDS[id(result)] = ClaimRecords(result)
+        weakref.finalize(result, _RECORDS.pop, id(result), None)
+    return records.record(row, [f.to_dict() for f in findings])
 
-    def hw(col: str) -> Any:
-        return result.cell("hardware", row, col)
 
-    extras = {str(k): result.claims.extras[k].iat[row] for k in result.claims.extras.columns if k != "phases"}
-    record: dict[str, Any] = {
-        "id": info("id"),
-        "name": info("name"),
-        "source": info("source"),
-        "status": result.status.iat[row],
-        "input": {"file": info("file"), "row": int(info("row"))},
-        "hardware": {
-            "text": hw("hardware_text"),
-            "accelerator": hw("accelerator"),
-            "name": hw("accelerator_name"),
-            "precision": hw("precision"),
-            "precision_assumed": bool(hw("precision_assumed")),
-        },
-        "quantities": quantity_records(result, row),
-        "findings": [f.to_dict() for f in findings],
-        "extra": {k: _extra_value(v) for k, v in extras.items() if _present(v)},
-    }
-    phase_rows = result.phase_rows(row)
-    if phase_rows and result.phase_result is not None:
-        sub = result.phase_result
-        grouped = findings_by_row(sub, rows=np.array(phase_rows))
-        record["phases"] = [claim_record(sub, i, grouped.get(i, [])) for i in phase_rows]
-    return record
+#: The :class:`ClaimRecords` of each result :func:`claim_record` was asked about, by ``id(result)``; an entry goes
+#: when its result does (a ClaimRecords refers to its result weakly, so it does not keep it alive).
+_RECORDS: dict[int, "ClaimRecords"] = {}
+
+
+class ClaimRecords:
+    """:func:`claim_record` for many claims of one result: every column it reads is read once, here.
+
+    ``every_phase``: the words of every phase's findings are made at once, on the first claim with phases (for
+    :func:`to_json`, which writes every claim); otherwise those of each claim's phases when it is written (a
+    report that details a few claims of a large batch).
+    """
+
+    def __init__(self, result: AuditResult, every_phase: bool = False) -> None:
+        self._result = weakref.ref(result)
+        self.every_phase = every_phase
+        info, hardware = result.claims.info, result.hardware
+        self.info = {c: info[c].to_numpy() for c in ("id", "name", "source", "file", "row")}
+        self.hardware = {c: hardware[c].to_numpy() for c in ("hardware_text", "accelerator", "accelerator_name",
+                                                               "precision", "precision_assumed")}
+        self.status = result.status.to_numpy()
+        extras = result.claims.extras
+        self.extras = [(str(k), extras[k].to_numpy()) for k in extras.columns if k != "phases"]
+        self.quantities = _QuantityColumns(result)
+        self._phases: tuple[dict[int, list[int]], ClaimRecords] | None = None
+        self._phase_findings: dict[int, list[dict[str, Any]]] | None = None
+        self._every_quantity: list[dict[str, dict[str, Any]]] | None = None
+
+    @property
+    def result(self) -> AuditResult:
+        """The result the records are of (alive while anyone asks for its records)."""
+        result = self._result()
+        assert result is not None, "the result was freed"
+        return result
+
+    def record(self, row: int, findings: list[dict[str, Any]],
+               quantities: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+        """The record of claim ``row`` with its ``findings`` (as :meth:`Finding.to_dict` writes them) and its
+        ``quantities`` (default: :func:`quantity_records` of the row)."""
+        info, hw = self.info, self.hardware
+        record: dict[str, Any] = {
+            "id": info["id"][row],
+            "name": info["name"][row],
+            "source": info["source"][row],
+            "status": self.status[row],
+            "input": {"file": info["file"][row], "row": int(info["row"][row])},
+            "hardware": {
+                "text": hw["hardware_text"][row],
+                "accelerator": hw["accelerator"][row],
+                "name": hw["accelerator_name"][row],
+                "precision": hw["precision"][row],
+                "precision_assumed": bool(hw["precision_assumed"][row]),
+            },
+            "quantities": self.quantities.records(row) if quantities is None else quantities,
+            "findings": findings,
+            "extra": {k: _extra_value(v) for k, v in ((k, values[row]) for k, values in self.extras)
+                      if _present(v)},
+        }
+        phases = self._phase_rows(row)
+        if phases:
+            by_parent, phase_records = phases
+            sub = phase_records.result
+            if self.every_phase:
+                if self._phase_findings is None:
+                    self._phase_findings = _finding_dicts(sub)
+                grouped = self._phase_findings
+            else:
+                grouped = {i: [f.to_dict() for f in fs]
+                           for i, fs in findings_by_row(sub, rows=np.array(by_parent[row])).items()}
+            every = phase_records.every_quantity() if self.every_phase else None
+            record["phases"] = [phase_records.record(i, grouped.get(i, []), None if every is None else every[i])
+                                for i in by_parent[row]]
+        return record
+
+    def every_quantity(self) -> list[dict[str, dict[str, Any]]]:
+        """:func:`quantity_records` of every claim, made once (:meth:`_QuantityColumns.all_records`)."""
+        if self._every_quantity is None:
+            self._every_quantity = self.quantities.all_records()
+        return self._every_quantity
+
+    def _phase_rows(self, row: int) -> tuple[dict[int, list[int]], ClaimRecords] | None:
+        """The phases of every claim (grouped once) and the records of the phases, when claim ``row`` has phases."""
+        result = self.result
+        if result.phase_parent is None or result.phase_result is None:
+            return None
+        if self._phases is None:
+            by_parent: dict[int, list[int]] = {}
+            for i, parent in enumerate(result.phase_parent.tolist()):
+                by_parent.setdefault(int(parent), []).append(i)
+            self._phases = (by_parent, ClaimRecords(result.phase_result, self.every_phase))
+        return self._phases if row in self._phases[0] else None
 
 
 def _clean(x: Any) -> Any:
@@ -337,9 +562,15 @@ def input_notes(result: AuditResult) -> dict[str, list[dict[str, Any]]]:
 
 def to_json(result: AuditResult) -> dict[str, Any]:
     """``{"claims": [...], "summary": {...}}``: the stable JSON form of an audit; the summary also lists the input
-    columns that were not read (``summary.input``)."""
-    grouped = findings_by_row(result)
-    claims = [claim_record(result, row, grouped.get(row, [])) for row in range(len(result))]
+    columns that were not read (``summary.input``).
+
+    Every claim is written, so every finding gets its words here; everything else is read a column at a time
+    (:class:`ClaimRecords`), not a cell at a time.
+    """
+    records = ClaimRecords(result, every_phase=True)
+    findings = _finding_dicts(result)
+    quantities = records.every_quantity()
+    claims = [records.record(row, findings.get(row, []), quantities[row]) for row in range(len(result))]
     return {"claims": claims, "summary": {**summary(result), "input": input_notes(result)}}
 
 

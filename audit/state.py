@@ -6,6 +6,7 @@ It lives in its own module so that rules and engine both depend on it and not on
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -15,8 +16,22 @@ from audit.lazy import pandas as pd  # imported on first use: quick start-up
 from audit.catalog import Catalog
 from audit.claims import Claims
 from audit.config import Config
+from audit.columns import map_unique
 from audit.notes import compute_sums
 from audit.quantities import SPARSE_PATTERN
+
+
+def text_codes(column: pd.Series) -> tuple[np.ndarray, list[str | None]]:
+    """Each row's number among the distinct texts of a column (a missing value is None, any other value its
+    ``str``, as ``fillna("").astype(str)`` reads it), and those texts: a text test then runs once per distinct
+    text, not once per row."""
+    texts: list[str | None] = []
+
+    def number(value: Any) -> int:
+        texts.append(None if value is None else str(value))
+        return len(texts) - 1
+
+    return map_unique(column, number).to_numpy(dtype=np.int64), texts
 
 
 def effective_params(active: np.ndarray, total: np.ndarray) -> np.ndarray:
@@ -70,15 +85,21 @@ class WorkState:
     hardware: pd.DataFrame
     architecture: pd.DataFrame
     prefill: dict[str, Prefill] = field(default_factory=dict)
-    #: The work columns (q, source, how, precision) before any relation ran (the outlier search starts again
-    #: from here).
-    initial: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame] | None = None
+    #: The work columns (q, source, how, precision) of some claims (distinct positions) as they were before any
+    #: relation ran, as column-major arrays (rows × the columns of ``q``): the outlier search starts again from
+    #: there. Set by the engine for the outlier stage only (it undoes the relations' writes on the frames as that
+    #: stage finds them; no full copy of the frames is kept).
+    initial_rows: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] | None = None
     #: Findings of the relation rules (the outlier search looks for claims they disagree on).
     relation_findings: list[pd.DataFrame] = field(default_factory=list)
     #: Runs the relations on other work columns for some claims: (rows, q, source, how, precision) -> their
     #: findings (set by the engine; the frames hold the claims at positions ``rows``).
     resolve: Callable[[np.ndarray, pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame],
                       list[pd.DataFrame]] | None = None
+    #: Like :attr:`resolve`, but saying only which of the claims the frames hold some relation disagrees on (a
+    #: check worse than ok), without making findings (set by the engine; the outlier search asks it often).
+    disagree: Callable[[np.ndarray, pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame],
+                       np.ndarray] | None = None
     #: Positions of the claims the work columns hold, when they hold only some (None: every claim in order).
     rows: np.ndarray | None = None
     #: :meth:`finetune`, computed on first use (relations ask for it on every pass).
@@ -93,9 +114,14 @@ class WorkState:
         """Claims that are fine-tunes (they name a base model): their compute may include the base model's,
         while their hardware figures describe the fine-tune alone."""
         if self._finetune is None:
-            base = pd.Series(self.info("base_model"), dtype=object)
-            self._finetune = (base.notna() & base.astype(str).str.strip().ne("")).to_numpy(dtype=bool)
+            every = _claims_cache(self.claims, "finetune", self._finetune_text)
+            self._finetune = every if self.rows is None else every[self.rows]
         return self._finetune
+
+    def _finetune_text(self) -> np.ndarray:
+        """:meth:`finetune` for every claim (read once per batch: each re-resolution of some rows asks again)."""
+        codes, texts = text_codes(self.claims.info["base_model"])
+        return np.array([text is not None and text.strip() != "" for text in texts], dtype=bool)[codes]
 
     def restate(self, rows: np.ndarray, old: str, new: str) -> None:
         """Read the stated ``old`` figure of ``rows`` as the quantity ``new`` instead (a FLOP/s or a compute read as
@@ -139,9 +165,15 @@ class WorkState:
         info = self.claims.info
         arch = pd.Series(info["architecture"] if "architecture" in info else None, index=info.index, dtype=object)
         notes = pd.Series(info["params_notes"] if "params_notes" in info else None, index=info.index, dtype=object)
-        texts = arch.fillna("").astype(str) + " " + notes.fillna("").astype(str)
-        said = texts.str.contains(SPARSE_PATTERN, case=False, regex=True).to_numpy(dtype=bool)
-        dense = arch.fillna("").astype(str).str.strip().str.lower().eq("dense").to_numpy(dtype=bool)
+        # Once per distinct (architecture, notes) pair: the pattern is searched in the two texts joined.
+        arch_code, arch_texts = text_codes(arch)
+        notes_code, notes_texts = text_codes(notes)
+        pair_code, pairs = pd.factorize(arch_code * len(notes_texts) + notes_code)
+        pattern = re.compile(SPARSE_PATTERN, flags=re.IGNORECASE)
+        said = np.array([pattern.search(f"{arch_texts[p // len(notes_texts)] or ''} "
+                                        f"{notes_texts[p % len(notes_texts)] or ''}") is not None
+                         for p in np.asarray(pairs, dtype=np.int64).tolist()], dtype=bool)[pair_code]
+        dense = np.array([(text or "").strip().lower() == "dense" for text in arch_texts], dtype=bool)[arch_code]
         return said, dense
 
     def col(self, name: str) -> np.ndarray:

@@ -37,3 +37,63 @@ def test_the_catalog_read_without_pandas_is_the_one_pandas_reads():
 
     frame = pd.read_csv(data_path("accelerators.csv"), dtype=str, keep_default_na=False)
     pd.testing.assert_frame_equal(load_catalog().frame, frame)
+
+
+_CHECK_PROBE = """
+import json, sys
+from audit.cli import cli
+try:
+    cli(sys.argv[1:], prog_name="train-audit", standalone_mode=False)
+except SystemExit:
+    pass
+sys.stdout.flush()
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("jsonschema", "jinja2")
+                        or m in ("audit.report.html", "audit.report.svg", "audit.report.table"))), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_checking_one_claim_imports_no_schema_validator_and_no_other_renderer(tmp_path, fmt):
+    """A one-claim check (issue 12: within 1 s) reads a valid claim without jsonschema (the quick check of
+    audit.reading.schemacheck), the built-in profile without validating it, and imports only its own renderer."""
+    claim = tmp_path / "one.json"
+    claim.write_text('[{"id": "gpt3", "params": "175B", "tokens": "300B", "compute_flops": 3.14e23}]')
+    proc = subprocess.run([sys.executable, "-c", _CHECK_PROBE, "check", str(claim), "--isolated", "-f", fmt],
+                          capture_output=True, text=True, timeout=60)
+    assert "gpt3" in proc.stdout, proc.stderr
+    assert json.loads(proc.stderr.strip().splitlines()[-1]) == []
+
+
+def test_the_table_of_format_modules_is_what_the_modules_register():
+    """report.FORMAT_MODULES names the formats without importing the renderers; it must say what they register."""
+    import importlib
+    import pkgutil
+
+    from audit import report
+
+    modules = [m.name for m in pkgutil.iter_modules(report.__path__)]
+    for module in modules:
+        importlib.import_module(f"audit.report.{module}")
+    # each format belongs to the module that defines its render function
+    registered = {m: tuple(sorted(name for name, r in report._REGISTRY.items()
+                                  if r.render.__module__ == f"audit.report.{m}")) for m in modules}
+    assert {m: tuple(sorted(f)) for m, f in report.FORMAT_MODULES.items()} == registered
+    assert report.names() == sorted(report.renderers())
+    assert report.get("json").name == "json"
+    with pytest.raises(KeyError):
+        report.get("no-such-format")
+
+
+def test_the_shipped_profiles_are_valid_column_maps():
+    """The built-in profiles are read without the JSON Schema (start-up); they are checked against it here."""
+    from jsonschema import Draft202012Validator
+
+    from audit.reading.colmap import tomllib  # tomllib, or tomli on Python 3.10
+    from audit.resources import data_path, schema_path
+
+    validator = Draft202012Validator(json.loads(schema_path("columns.schema.json").read_text(encoding="utf-8")))
+    profiles = sorted(data_path("profiles").glob("*.toml"))
+    assert profiles
+    for path in profiles:
+        errors = [e.message for e in validator.iter_errors(tomllib.loads(path.read_text(encoding="utf-8")))]
+        assert errors == [], (path.name, errors)

@@ -124,10 +124,10 @@ def _unit_fits(unit: str, fld: str) -> str | None:
     return None
 
 
-def column_map_from_data(data: Any, origin: str) -> ColumnMap:
-    """A column map from parsed TOML/JSON data; :class:`LoadError` naming ``origin`` and the key when unusable."""
-    import jsonschema
-
+def column_map_from_data(data: Any, origin: str, validate: bool = True) -> ColumnMap:
+    """A column map from parsed TOML/JSON data; :class:`LoadError` naming ``origin`` and the key when unusable.
+    ``validate=False`` skips the JSON Schema (and importing jsonschema) for the maps shipped with the package, which
+    ``tests/test_startup.py`` validates; the checks of fields, units and headers below still run."""
     if isinstance(data, dict) and isinstance(data.get("columns"), dict):  # the common slip first, with a hint
         for header, spec in data["columns"].items():
             fld = spec.get("field") if isinstance(spec, dict) else spec
@@ -135,10 +135,13 @@ def column_map_from_data(data: Any, origin: str) -> ColumnMap:
                 where = _key_path(["columns", header] + (["field"] if isinstance(spec, dict) else []))
                 raise LoadError(origin, f"{where}: {fld!r} is not a field{_did_you_mean(fld, MAP_FIELDS)}; "
                                         f"fields are the names in README: Input")
-    validator = jsonschema.Draft202012Validator(_schema())
-    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
-    if error is not None:
-        raise LoadError(origin, f"{_key_path(error.absolute_path)}: {error.message}")
+    if validate:
+        import jsonschema  # only for a user's map: a one-claim check starts without it
+
+        validator = jsonschema.Draft202012Validator(_schema())
+        error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+        if error is not None:
+            raise LoadError(origin, f"{_key_path(error.absolute_path)}: {error.message}")
     columns: dict[str, tuple[str, str | None]] = {}
     headers: dict[str, str] = {}
     for header, spec in data["columns"].items():
@@ -163,8 +166,9 @@ def column_map_from_data(data: Any, origin: str) -> ColumnMap:
                      recognize_min=int(recog.get("min", 0)), description=str(data.get("description", "")))
 
 
-def load_column_map(path: str | Path) -> ColumnMap:
-    """Read a column map file (``.toml`` or ``.json``); :class:`LoadError` naming the file and the key."""
+def load_column_map(path: str | Path, validate: bool = True) -> ColumnMap:
+    """Read a column map file (``.toml`` or ``.json``); :class:`LoadError` naming the file and the key
+    (``validate``: see :func:`column_map_from_data`)."""
     origin = str(path)
     p = Path(path)
     suffix = p.suffix.lower()
@@ -190,7 +194,7 @@ def load_column_map(path: str | Path) -> ColumnMap:
         raise LoadError(origin, f"not valid TOML: {exc}") from None
     except json.JSONDecodeError as exc:
         raise LoadError(origin, f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
-    return column_map_from_data(data, origin)
+    return column_map_from_data(data, origin, validate)
 
 
 def _profiles_dir() -> Path:
@@ -209,7 +213,7 @@ def profile(name: str) -> ColumnMap:
     if name not in names:
         raise LoadError("--profile", f"no built-in profile {name!r}{_did_you_mean(name, names)}; built-in: "
                                      f"{', '.join(names)} (or {NO_PROFILE})")
-    cmap = load_column_map(_profiles_dir() / f"{name}.toml")
+    cmap = load_column_map(_profiles_dir() / f"{name}.toml", validate=False)  # shipped: validated by the tests
     return ColumnMap(name=cmap.name, origin=f"profile {name!r}", columns=cmap.columns, headers=cmap.headers,
                      keep=cmap.keep, recognize=cmap.recognize, recognize_min=cmap.recognize_min,
                      description=cmap.description)

@@ -16,6 +16,7 @@ from audit.reading.common import read_text
 from audit.reading.errors import LoadError
 from audit.reading.fields import field_of
 from audit.reading.registry import Reader, register
+from audit.reading.schemacheck import QuickCheck
 from audit.resources import schema_path
 
 __all__ = ["MAX_JSON_DEPTH", "frame_from_items", "json_depth", "read_json", "read_jsonl"]
@@ -168,11 +169,11 @@ def frame_from_items(items: list[Any], file: str, rows: Sequence[int] | None = N
     """
     records: list[dict[str, Any]] = []
     problems: list[tuple[int, str, str]] = []
-    validator = _claim_validator()
+    quick = _quick_check()  # certainly valid claims skip jsonschema (and its import): audit.reading.schemacheck
     for pos, item in enumerate(items):
         if isinstance(item, dict):
             records.append(item)
-            for err in validator.iter_errors(item):
+            for err in (() if quick(item) else _claim_validator().iter_errors(item)):
                 fld = str(err.path[0]) if err.path else ""
                 problems.append((pos, fld, _schema_message(err)))
             for key, values in getattr(item, "duplicates", {}).items():
@@ -223,11 +224,20 @@ def _expected(schema: dict) -> str:
 
 
 @lru_cache(maxsize=1)
+def _claims_schema() -> dict[str, Any]:
+    return json.loads(schema_path("claims.schema.json").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def _quick_check() -> QuickCheck:
+    return QuickCheck(_claims_schema())
+
+
+@lru_cache(maxsize=1)
 def _claim_validator():
     from jsonschema import Draft202012Validator  # imported on first JSON input only: keeps CLI start-up light
 
-    schema = json.loads(schema_path("claims.schema.json").read_text(encoding="utf-8"))
-    return Draft202012Validator(schema)
+    return Draft202012Validator(_claims_schema())
 
 
 #: A JSON escape of a surrogate code point: the only way a JSON text decoded from valid UTF-8 can give a string
