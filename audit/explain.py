@@ -9,6 +9,8 @@ beside the findings: they never change a severity, they say what the figure woul
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -246,6 +248,14 @@ def _moe_hints(findings: pd.DataFrame, target: np.ndarray, q: pd.DataFrame, eval
     # C = 6ND with N the total: the claimed compute is the active share of it.
     share = np.where(np.isin(rules, ["C001", "C007"]) & (quantity == "compute_flops"), ratio,
                      np.where((rules == "C003") & (quantity == "mfu"), ratio, np.nan))
+    # An MFU above the band that was derived from a compute of 6·N·D with N the total (C001): it falls with the
+    # active share; the share that brings it to the middle of the band (the geometric mean of 15 % and 65 %).
+    low, high = evaluation.config.band
+    mfu = findings["claimed"].to_numpy(dtype=float)[target]
+    from_total = evaluation.how["compute_flops"].to_numpy(dtype=object)[rows] == "C001"
+    utilization = (rules == "U001") & from_total & (mfu > high)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(utilization, math.sqrt(low * high) / mfu, share)
     hit = no_active & (share >= MOE_SHARE[0]) & (share <= MOE_SHARE[1])
     idx = np.flatnonzero(hit)
     if len(idx) == 0:
@@ -254,7 +264,9 @@ def _moe_hints(findings: pd.DataFrame, target: np.ndarray, q: pd.DataFrame, eval
         "finding": target[idx],
         "cause": "moe-active-share",
         "factor": 1.0 / share[idx],
-        "direction": -1.0,
+        # The stated figure looks too low (a compute or MFU stated against 6·N_total·D), or, for a derived MFU
+        # above the band, too high.
+        "direction": np.where(utilization[idx], 1.0, -1.0),
         "corrected": share[idx] * q["params"].to_numpy(dtype=float)[rows[idx]],
         "fit": "active parameters implied",
         "score": 0.4,

@@ -78,7 +78,15 @@ def _explanations_at(result: AuditResult, positions: list[int], f: dict[str, Any
         cause = causes[e["cause"]]
         factor = float(e["factor"])
         corrected = _num(e["corrected"])
-        if e["cause"] == "moe-active-share":
+        if e["cause"] == "moe-active-share" and f["rule"] == "U001":
+            params = float(result.cell("q", int(f["row"]), "params"))
+            low, high = result.config.band
+            mfu = float(f["claimed"])
+            text = (f"{cause.name}: with N the active parameters of a mixture of experts, about "
+                    f"{fmt.count(corrected or 0)} active of {fmt.count(params)} would give an MFU of "
+                    f"{fmt.sig(math.sqrt(low * high) * 100)} % ({fmt.count(low / mfu * params)} to "
+                    f"{fmt.count(high / mfu * params)} active for {fmt.sig(low * 100)}-{fmt.sig(high * 100)} %)")
+        elif e["cause"] == "moe-active-share":
             params = float(result.cell("q", int(f["row"]), "params"))
             text = (f"{cause.name}: consistent with about {fmt.count(corrected or 0)} active of "
                     f"{fmt.count(params)} parameters (the figures fit {fmt.sig(100 / factor)} % of N)")

@@ -245,3 +245,29 @@ def test_a_slip_in_the_compute_pushes_an_implied_mfu_the_same_way():
     f = finding(c, "C003")
     assert f["quantity"] == "mfu" and f["ratio"] == pytest.approx(3, rel=1e-6)
     assert "forward-only" in causes(f)
+
+
+def test_an_impossible_mfu_of_a_mixture_of_experts_ranks_node_hours_and_the_active_share():
+    # Issue 9's example: a 671B-parameter claim whose MFU comes out far above 100 %. DeepSeek-V3's figures
+    # (arXiv:2412.19437: 671B total, 37B active, 14.8T tokens, 2.788M H800 GPU-hours, FP8) without the active
+    # count: C = 6 x 671e9 x 14.8e12 = 5.95848e25 FLOP over 2.788e6 h x 3600 s at the H800's dense FP8 peak
+    # 1,978.9 TFLOP/s (the H100's, NVIDIA H100 whitepaper Table 1) is 5.95848e25 / 1.98618e25 = 300 % MFU.
+    c = claim({"id": "dsv3-no-active", "params": "671B", "tokens": "14.8T", "hardware": "H800", "chips": 2048,
+               "chip_hours": "2.788M GPU-hours", "precision": "fp8"})
+    f = finding(c, "U001")
+    assert f["severity"] == "error" and f["claimed"] == pytest.approx(3.0, rel=1e-3)
+    assert causes(f) == ["node-hours", "moe-active-share"]
+    # Node-hours for GPU-hours: 300 % / 8 = 37.5 %.
+    assert f["explanations"][0]["corrected"] == pytest.approx(0.375, rel=1e-3)
+    # The active share that gives the middle of the 15-65 % band, sqrt(0.15 x 0.65) = 31.2 %: 0.3122 / 3.0 x 671B
+    # = 69.8B; the band's ends give 0.15 / 3 x 671B = 33.6B and 0.65 / 3 x 671B = 145.4B (the real 37B is inside).
+    hint = f["explanations"][1]
+    assert hint["corrected"] == pytest.approx(0.31225 / 3.0 * 671e9, rel=1e-3)
+    assert "33.55B to 145.4B active for 15-65 %" in hint["text"]
+
+
+def test_no_active_share_hint_for_an_impossible_mfu_that_does_not_come_from_the_parameters():
+    # The same MFU of 300 % from a stated compute: N does not enter it, so no active share can explain it.
+    c = claim({"id": "stated-compute", "params": "671B", "compute_flops": 5.95848e25, "hardware": "H800",
+               "chips": 2048, "chip_hours": "2.788M GPU-hours", "precision": "fp8"})
+    assert "moe-active-share" not in causes(finding(c, "U001"))
