@@ -365,7 +365,8 @@ def cli(ctx: click.Context, debug: bool) -> None:
                    "overriding its figures (a negotiated price, a measured average power).")
 @click.option("--batch-size", type=click.IntRange(min=1), default=None, metavar="N",
               help="Audit N claims at a time and write --format csv|parquet and --findings as each batch is done "
-                   "(memory bounded by N, not the input; a folder of Parquet files is read this way).")
+                   "(memory bounded by N, not the input; a folder of Parquet files is read this way, and so are "
+                   "Parquet files of more than 100,000 claims written as csv or parquet to a file).")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, findings_path: str | None,
           tolerance: tuple[str, ...], band: str | None, bytes_per_param: float | None, convention: str,
           causal_halving: bool, verbose: bool, title: str, sheet: str | None,
@@ -389,7 +390,8 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     config = _config(tolerance, band, bytes_per_param, convention, causal_halving)
     inputs = list(paths) if paths else [str(bundled_corpus_path())]
     _check_targets(output, findings_path, inputs)
-    if batch_size is not None or any(_is_dataset(p) for p in paths):
+    if batch_size is not None or any(_is_dataset(p) for p in paths) or \
+            _large_parquet(paths, fmt, output, mlflow_uri, statistics):
         _check_in_batches(inputs, fmt, output, findings_path, fail_on, config, batch_size, quiet, codes,
                           sheet=sheet, columns_map=columns_map, profile=profile, mlflow_uri=mlflow_uri,
                           statistics=statistics, catalog_file=catalog_file)
@@ -433,6 +435,21 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
         written = output + (f" and {findings_path}" if findings_path else "")
         click.echo(f"{s['claims']} claims: {counts}; report written to {written}", err=True)
     sys.exit(exit_status(result.status.tolist(), fail_on))
+
+
+def _large_parquet(paths: tuple[str, ...], fmt: str, output: str | None, mlflow_uri: str | None,
+                   statistics: bool) -> bool:
+    """Parquet input of more than a batch of claims (:data:`audit.stream.DEFAULT_BATCH_SIZE`, from the files'
+    footers), written as a table to a file: audited in batches by default, so that memory stays bounded (the
+    claims and findings are the same as in one piece, tests/test_stream.py)."""
+    if not paths or fmt not in ("csv", "parquet") or output in (None, "-") or mlflow_uri or statistics:
+        return False
+    if not all(p != "-" and p.lower().endswith((".parquet", ".pq")) and os.path.isfile(p) for p in paths):
+        return False
+    from audit.stream import DEFAULT_BATCH_SIZE, count_rows, input_files
+
+    total = count_rows(input_files(list(paths)))
+    return total is not None and total > DEFAULT_BATCH_SIZE
 
 
 def _is_dataset(path: str) -> bool:

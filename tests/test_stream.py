@@ -101,3 +101,23 @@ def test_command_line_in_batches(dataset, one, tmp_path):
     inside = CliRunner().invoke(cli, ["check", str(folder), "-f", "csv", "-o", str(folder / "out.csv")])
     assert inside.exit_code == 2 and "inside the input folder" in inside.output
     assert not (folder / "out.csv").exists()
+
+
+def test_a_parquet_file_larger_than_a_batch_is_audited_in_batches_by_default(dataset, tmp_path, monkeypatch):
+    # The default batch is 100,000 claims; the rule is the same at 10: a 29-claim file written as a table to a
+    # file goes in 3 batches, with the same claims table as one piece; a smaller file, or a text report, does not.
+    import audit.stream
+
+    monkeypatch.setattr(audit.stream, "DEFAULT_BATCH_SIZE", 10)
+    _, files = dataset
+    out = tmp_path / "claims.parquet"
+    res = CliRunner().invoke(cli, ["check", files[2], "-f", "parquet", "-o", str(out)])
+    assert "29 claims in 3 batches" in res.output, res.output
+    pd.testing.assert_frame_equal(pd.read_parquet(out),
+                                  pd.read_parquet(io.BytesIO(table.claims_bytes(check([files[2]]), "parquet"))))
+    monkeypatch.setattr(audit.stream, "DEFAULT_BATCH_SIZE", 29)
+    res = CliRunner().invoke(cli, ["check", files[2], "-f", "parquet", "-o", str(out)])
+    assert "batches" not in res.output and "29 claims:" in res.output, res.output
+    monkeypatch.setattr(audit.stream, "DEFAULT_BATCH_SIZE", 10)
+    res = CliRunner().invoke(cli, ["check", files[2], "-f", "text"])
+    assert "batches" not in res.output and res.exit_code in (0, 1)
