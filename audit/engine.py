@@ -310,9 +310,10 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     # else (examples, sentence pairs), which is not tokens even for a language model. A speech or vision model's
     # text tokens are not what its encoder processes (Whisper's row: 9.3B transcript words), so they stay unread.
     domain, task = (pd.Series(state.info(name), dtype=object) for name in ("domain", "task"))
-    language, _ = D.model_kinds(domain, task)
+    kinds = D.model_kinds(domain, task)
+    language = kinds[0]
     size, size_precision = state.col("dataset_size"), precision["dataset_size"].to_numpy(dtype=float)
-    unit = D.dataset_units(domain, task, pd.Series(state.info("dataset_notes"), dtype=object), size)
+    unit = D.dataset_units(domain, task, pd.Series(state.info("dataset_notes"), dtype=object), size, kinds)
     state.set_derived("dataset_tokens", np.where(unit == D.TOKENS, size, np.nan),
                       "dataset_size: its notes count tokens", precision=size_precision)
     state.set_derived("dataset_tokens", np.where(unit == D.WORDS, size * D.TOKENS_PER_WORD, np.nan),

@@ -129,12 +129,13 @@ def model_kinds(domain: pd.Series, task: pd.Series) -> tuple[np.ndarray, np.ndar
     return language, language | has(domain, "biology")
 
 
-def dataset_units(domain: pd.Series, task: pd.Series, notes: pd.Series, sizes: np.ndarray) -> np.ndarray:
+def dataset_units(domain: pd.Series, task: pd.Series, notes: pd.Series, sizes: np.ndarray,
+                  kinds: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """What each claim's dataset size counts, as its notes say, for the claims whose model is a sequence model
     (:func:`model_kinds`); ``""`` for the others and where the notes do not say. A speech or vision model's
     text tokens are not what its encoder processes (Whisper's row: 9.3B transcript words), so its notes are not
-    read for this."""
-    _, sequence = model_kinds(domain, task)
+    read for this. ``kinds``: :func:`model_kinds` of the same claims, when the caller has them."""
+    _, sequence = kinds if kinds is not None else model_kinds(domain, task)
     return np.where(sequence, units_of(notes, sizes), "")
 
 

@@ -2124,9 +2124,12 @@ class DatasetUnit(Rule):
         def text(name: str) -> pd.Series:
             return pd.Series(state.info(name), dtype=object)
 
+        notes = text("dataset_notes")
+        if not notes.notna().any():  # the common case in a large batch: nothing to read
+            return None
         sizes = state.col("dataset_size")
         stated = state.source["dataset_size"].to_numpy(dtype=object) == "claimed"
-        units = dataset_units(text("domain"), text("task"), text("dataset_notes"), np.where(stated, sizes, np.nan))
+        units = dataset_units(text("domain"), text("task"), notes, np.where(stated, sizes, np.nan))
         rows = np.flatnonzero(units != "")
         if len(rows) == 0:
             return None
@@ -2669,16 +2672,27 @@ class RegulatoryThresholds(Rule):
             straddles = ~above & (high * (1 + margin) > line)
             for mask, where in ((above, "above"), (straddles, "straddles")):
                 rows = np.flatnonzero(mask)
-                detail = (where + "|" + pd.Series(low[rows], dtype=float).astype(str) + "|"
-                          + pd.Series(high[rows], dtype=float).astype(str)).to_numpy(dtype=object)
                 frames.append(findings_frame(rows, cls.code, "info", "compute_flops", high[rows], line,
-                                             detail=detail))
+                                             detail=where))
         return concat_findings(frames)
 
     @classmethod
+    def _low(cls, result: "AuditResult", row: int) -> float:
+        """The lowest estimate of one claim (as :meth:`estimates`, from the result's quantities), for its words."""
+        def q(name: str) -> float:
+            return float(result.cell("q", row, name))
+
+        base = result.cell("info", row, "base_model")
+        finetune = isinstance(base, str) and base.strip() != ""
+        figures = [q("compute_flops")]
+        if not finetune:
+            figures += [6.0 * q("n_eff") * q("tokens"), q("chip_hours") * 3600.0 * q("peak_flops_per_chip") * q("mfu")]
+        return min((x for x in figures if math.isfinite(x) and x > 0), default=float("nan"))
+
+    @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
-        where, low_s, high_s = str(f["detail"]).split("|")
-        low, high, line = float(low_s), float(high_s), float(f["expected"])
+        where = str(f["detail"])
+        low, high, line = cls._low(result, int(f["row"])), float(f["claimed"]), float(f["expected"])
         # The line is matched within rounding: the finding's numbers may have been rounded on the way out.
         lines = [t for t in _reference.thresholds() if math.isclose(t.flop, line, rel_tol=1e-9)]
         names = "; ".join(f"{t.instrument}, {t.provision}" + ("" if t.in_force else f" ({t.status})") for t in lines)
