@@ -392,7 +392,12 @@ class RelationRule(Rule):
             return f"{top} / {bottom}"
 
         result = cls.relation.solve_one(subject, values)
-        return f"{symbols[subject]} = {expr(False)} = {expr(True)} = {fmt.operand(subject, result)}"
+        # The symbolic side depends only on the rule, the subject and the symbols: made once for each.
+        key = (cls, subject, tuple(sorted(symbols.items())))
+        symbolic = _SYMBOLIC.get(key)
+        if symbolic is None:
+            symbolic = _SYMBOLIC[key] = f"{symbols[subject]} = {expr(False)}"
+        return f"{symbolic} = {expr(True)} = {fmt.operand(subject, result)}"
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -448,6 +453,10 @@ class RelationRule(Rule):
         for name in cls.relation.quantities:
             visit(name, 0)
         return found
+
+
+#: The symbolic side of each formula (:meth:`RelationRule.substituted`), by (rule, subject, symbols).
+_SYMBOLIC: dict[tuple[Any, str, tuple[tuple[str, str], ...]], str] = {}
 
 
 @functools.lru_cache(maxsize=None)
