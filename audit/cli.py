@@ -366,7 +366,8 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @click.option("--batch-size", type=click.IntRange(min=1), default=None, metavar="N",
               help="Audit N claims at a time and write --format csv|parquet and --findings as each batch is done "
                    "(memory bounded by N, not the input; a folder of Parquet files is read this way, and so are "
-                   "Parquet files of more than 100,000 claims written as csv or parquet to a file).")
+                   "Parquet files of more than 100,000 claims written as text, or as csv or parquet to a file; "
+                   "text shows the 1,000 worst claims and counts all).")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, findings_path: str | None,
           tolerance: tuple[str, ...], band: str | None, bytes_per_param: float | None, convention: str,
           causal_halving: bool, verbose: bool, title: str, sheet: str | None,
@@ -394,7 +395,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
             _large_parquet(paths, fmt, output, mlflow_uri, statistics):
         _check_in_batches(inputs, fmt, output, findings_path, fail_on, config, batch_size, quiet, codes,
                           sheet=sheet, columns_map=columns_map, profile=profile, mlflow_uri=mlflow_uri,
-                          statistics=statistics, catalog_file=catalog_file)
+                          statistics=statistics, catalog_file=catalog_file, verbose=verbose)
     try:
         if experiments and not mlflow_uri:
             raise LoadError("--experiment", "applies to --mlflow only")
@@ -440,9 +441,10 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
 def _large_parquet(paths: tuple[str, ...], fmt: str, output: str | None, mlflow_uri: str | None,
                    statistics: bool) -> bool:
     """Parquet input of more than a batch of claims (:data:`audit.stream.DEFAULT_BATCH_SIZE`, from the files'
-    footers), written as a table to a file: audited in batches by default, so that memory stays bounded (the
-    claims and findings are the same as in one piece, tests/test_stream.py)."""
-    if not paths or fmt not in ("csv", "parquet") or output in (None, "-") or mlflow_uri or statistics:
+    footers), written as a table to a file or as text: audited in batches by default, so that memory stays
+    bounded (the claims, findings and text report are the same as in one piece, tests/test_stream.py)."""
+    if not paths or mlflow_uri or statistics or not (fmt == "text" or (fmt in ("csv", "parquet")
+                                                                      and output not in (None, "-"))):
         return False
     if not all(p != "-" and p.lower().endswith((".parquet", ".pq")) and os.path.isfile(p) for p in paths):
         return False
@@ -466,17 +468,17 @@ def _is_dataset(path: str) -> bool:
 def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_path: str | None, fail_on: str,
                       config: Any, batch_size: int | None, quiet: bool, codes: Any, *, sheet: str | None,
                       columns_map: str | None, profile: str | None, mlflow_uri: str | None, statistics: bool,
-                      catalog_file: str | None) -> None:
+                      catalog_file: str | None, verbose: bool = False) -> None:
     """``check`` batch by batch (:mod:`audit.stream`): the claims table and the findings written as each batch is
     done, a progress bar on a terminal's standard error, the verdict from the counts of the whole input."""
     from audit.findings import fail_levels
     from audit.reading import LoadError, ReadOptions, resolve_maps
     from audit.stream import DEFAULT_BATCH_SIZE, count_rows, input_files, stream_check
 
-    if fmt not in ("csv", "parquet") or output in (None, "-"):
-        raise AuditUsageError("batches (--batch-size, or a folder of Parquet files) are written as --format csv or "
-                              "parquet with -o FILE (and --findings FILE); the other formats need the whole input "
-                              "at once")
+    if not (fmt == "text" or (fmt in ("csv", "parquet") and output not in (None, "-"))):
+        raise AuditUsageError("batches (--batch-size, or a folder of Parquet files) are written as --format text, or "
+                              "csv or parquet with -o FILE (and --findings FILE); the other formats need the whole "
+                              "input at once")
     if mlflow_uri or statistics:
         raise AuditUsageError(f"{'--mlflow' if mlflow_uri else '--statistics'} does not work in batches "
                               f"(--batch-size, or a folder input)")
@@ -506,7 +508,8 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
         bar = click.progressbar(length=total, label="auditing", file=sys.stderr, show_pos=True) if show else None
         with bar if bar is not None else contextlib.nullcontext():
             summary = stream_check(inputs, output, fmt, findings_path, config, batch_size or DEFAULT_BATCH_SIZE,
-                                   options, progress=None if bar is None else bar.update, audit=audit_one)
+                                   options, progress=None if bar is None else bar.update, audit=audit_one,
+                                   show_ok=verbose)
     except LoadError as exc:
         if click.get_current_context().find_root().obj.get("debug"):
             traceback.print_exc()
@@ -517,11 +520,17 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
         raise AuditUsageError(f"cannot write {output}: {os_error(exc)}") from None
     if not quiet:
         _say_how_it_was_read(summary)
-        s = summary.as_dict()
-        counts = ", ".join(f"{v} {k}" for k, v in s["status"].items())
+    if summary.text is not None and not quiet:
+        # The text report (its worst claims in full, the counts of all), as in one piece, without colour.
+        write_output(summary.text, output, tuple(inputs))
+    s = summary.as_dict()
+    counts = ", ".join(f"{v} {k}" for k, v in s["status"].items())
+    if output not in (None, "-") and not quiet:
         written = output + (f" and {findings_path}" if findings_path else "")
         click.echo(f"{s['claims']} claims in {summary.batches} batches: {counts}; report written to {written}",
                    err=True)
+    elif quiet and fmt == "text":
+        click.echo(f"{s['claims']} claims: {counts}")  # as -q prints it in one piece
     levels = fail_levels(fail_on)
     sys.exit(1 if any(summary.status.get(s, 0) for s in levels) else 0)
 

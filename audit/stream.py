@@ -158,6 +158,8 @@ class StreamSummary:
     unread_columns: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     batches: int = 0
+    #: The text report, when the batches were rendered as text (:class:`audit.report.text.TextCollector`).
+    text: str | None = None
 
     def add(self, result: AuditResult) -> None:
         s = summary(result)
@@ -269,36 +271,47 @@ class TableWriter:
         self.file.abort()
 
 
-def stream_check(paths: Sequence[str], output: str, fmt: str, findings_path: str | None = None,
+def stream_check(paths: Sequence[str], output: str | None, fmt: str, findings_path: str | None = None,
                  config: Config | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
                  options: ReadOptions | None = None,
                  progress: Callable[[int], None] | None = None,
-                 audit: Callable[[Claims], AuditResult] | None = None) -> StreamSummary:
+                 audit: Callable[[Claims], AuditResult] | None = None,
+                 show_ok: bool = False) -> StreamSummary:
     """Audit ``paths`` batch by batch, writing the claims table (``fmt``: ``csv`` or ``parquet``) to ``output``
     and, when given, the findings table to ``findings_path`` (.parquet, else CSV) as each batch is done.
+    With ``fmt`` ``text`` nothing is written to ``output``: the text report of the whole input (its worst claims
+    in full, the counts of all; ``show_ok``: the ok findings too) is returned in the summary's ``text``.
     ``progress`` is called with the number of claims of each batch when it is written; ``audit`` audits one
     batch (default :func:`audit.pipeline.audit_claims` with ``config``). Returns the summary of
     the whole input; a fail status is in its counts. Both files appear complete, or not at all."""
     from audit.report import table
+    from audit.report.text import TextCollector
 
-    writer = TableWriter(output, fmt)
+    collector = TextCollector(show_ok=show_ok) if fmt == "text" else None
+    writer = TableWriter(output, fmt) if collector is None and output is not None else None
     f_fmt = "parquet" if findings_path and findings_path.lower().endswith((".parquet", ".pq")) else "csv"
     fwriter = TableWriter(findings_path, f_fmt) if findings_path else None
     total = StreamSummary()
     try:
         for result in audit_batches(claim_batches(paths, batch_size, options), config, audit):
-            writer.write(table.claims_frame(result))
+            if writer is not None:
+                writer.write(table.claims_frame(result))
+            if collector is not None:
+                collector.add(result)
             if fwriter is not None:
                 fwriter.write(table.findings_frame(result))
             total.add(result)
             if progress is not None:
                 progress(len(result))
-        writer.close()
+        if writer is not None:
+            writer.close()
         if fwriter is not None:
             fwriter.close()
     except BaseException:
-        writer.abort()
-        if fwriter is not None:
-            fwriter.abort()
+        for w in (writer, fwriter):
+            if w is not None:
+                w.abort()
         raise
+    if collector is not None:
+        total.text = collector.text(total.claims, total.as_dict()["status"])
     return total

@@ -71,47 +71,49 @@ def shown_rows(result: AuditResult, limit: int | None = None) -> np.ndarray:
     return np.sort(worst)
 
 
-def render(result: AuditResult, style: Style = _plain, show_ok: bool = False) -> str:
-    """The audit as text; ``style(text, color)`` adds colour (identity when colour is off)."""
-    lines: list[str] = []
-    info = result.claims.info
-    rows = shown_rows(result)
-    if len(rows) < len(result):
-        lines.append(f"showing the {len(rows):,} worst of {len(result):,} claims (failures first); the summary at "
-                     f"the end counts them all, and --format csv, json or parquet lists every one")
-    header = (f"{'status':<9} {'id':<24} {'params':>9} {'tokens':>9} {'compute':>11} {'accelerator':<22} "
-              f"{'MFU':>8}")
-    lines.append(header)
-    lines.append("-" * len(header))
+_HEADER = (f"{'status':<9} {'id':<24} {'params':>9} {'tokens':>9} {'compute':>11} {'accelerator':<22} "
+           f"{'MFU':>8}")
+_LEGEND = "* derived by the tool from the stated figures (not stated); ? hardware not in the catalog"
 
-    def cell(row: int, name: str, unit: bool = False) -> str:
+
+def claim_line(result: AuditResult, row: int, style: Style = _plain) -> str:
+    """One claim's line of the table: status, id, the main figures (derived ones marked ``*``), accelerator."""
+    info = result.claims.info
+
+    def cell(name: str, unit: bool = False) -> str:
         """A value, marked ``*`` when the tool derived it (not stated)."""
         value = result.cell("q", row, name)
         derived = value == value and result.cell("source", row, name) != "claimed"
         return fmt.value(name, value, unit=unit) + ("*" if derived else " ")
 
-    for row in rows.tolist():
-        status = result.status.iat[row]
-        # The accelerator the hardware text resolved to (catalog name), or the text as written with "?" when
-        # it did not resolve.
-        resolved = result.cell("hardware", row, "accelerator_name")
-        written = info.at[row, "hardware"]
-        accel = resolved or (f"{written}?" if written else "")
-        cells = (
-            f"{_cut(info.at[row, 'id'], 24):<24} "
-            f"{cell(row, 'params'):>9} "
-            f"{cell(row, 'tokens'):>9} "
-            f"{cell(row, 'compute_flops'):>11} "
-            f"{_cut(accel, 22):<22} "
-            f"{cell(row, 'mfu', unit=True):>8}"
-        )
-        lines.append(f"{style(f'{status:<9}', _STATUS_COLOR[status])} {cells}")
-    lines.append("* derived by the tool from the stated figures (not stated); ? hardware not in the catalog")
-    lines.append("")
+    status = result.status.iat[row]
+    # The accelerator the hardware text resolved to (catalog name), or the text as written with "?" when it did
+    # not resolve.
+    resolved = result.cell("hardware", row, "accelerator_name")
+    written = info.at[row, "hardware"]
+    accel = resolved or (f"{written}?" if written else "")
+    cells = (
+        f"{_cut(info.at[row, 'id'], 24):<24} "
+        f"{cell('params'):>9} "
+        f"{cell('tokens'):>9} "
+        f"{cell('compute_flops'):>11} "
+        f"{_cut(accel, 22):<22} "
+        f"{cell('mfu', unit=True):>8}"
+    )
+    return f"{style(f'{status:<9}', _STATUS_COLOR[status])} {cells}"
+
+
+def claim_blocks(result: AuditResult, rows: np.ndarray, style: Style = _plain, show_ok: bool = False
+                 ) -> list[list[str]]:
+    """For each of ``rows``, the lines that show its findings (empty when it has none worth showing)."""
+    info = result.claims.info
     grouped = findings_by_row(result, rows=None if len(rows) == len(result) else rows, worse_than_ok=not show_ok)
     phase_grouped = findings_by_row(result.phase_result, worse_than_ok=not show_ok) \
         if result.phase_result is not None else {}
+    blocks: list[list[str]] = []
     for row in rows.tolist():
+        lines: list[str] = []
+        blocks.append(lines)
         shown = [f for f in grouped.get(row, []) if show_ok or f.severity != "ok"]
         # A multi-phase run's phases are audited as claims of their own ("run/phase-1"): shown under the run.
         for i in result.phase_rows(row):
@@ -137,10 +139,62 @@ def render(result: AuditResult, style: Style = _plain, show_ok: bool = False) ->
             for e in f.explanations[:2]:
                 lines.append(f"          likely cause: {_safe(e['text'])}")
         lines.append("")
-    s = summary(result)
-    counts = ", ".join(f"{v} {k}" for k, v in s["status"].items())
-    lines.append(f"{s['claims']} claims: {counts}")
+    return blocks
+
+
+def compose(table_lines: list[str], blocks: list[list[str]], total: int, status_counts: dict[str, int]) -> str:
+    """The text report from the shown claims' lines and blocks, the number of claims and the counts by status."""
+    lines: list[str] = []
+    if len(table_lines) < total:
+        lines.append(f"showing the {len(table_lines):,} worst of {total:,} claims (failures first); the summary at "
+                     f"the end counts them all, and --format csv, json or parquet lists every one")
+    lines.append(_HEADER)
+    lines.append("-" * len(_HEADER))
+    lines.extend(table_lines)
+    lines.append(_LEGEND)
+    lines.append("")
+    for block in blocks:
+        lines.extend(block)
+    counts = ", ".join(f"{v} {k}" for k, v in status_counts.items())
+    lines.append(f"{total} claims: {counts}")
     return "\n".join(lines) + "\n"
+
+
+def render(result: AuditResult, style: Style = _plain, show_ok: bool = False) -> str:
+    """The audit as text; ``style(text, color)`` adds colour (identity when colour is off)."""
+    rows = shown_rows(result)
+    s = summary(result)
+    return compose([claim_line(result, row, style) for row in rows.tolist()],
+                   claim_blocks(result, rows, style, show_ok), s["claims"], s["status"])
+
+
+class TextCollector:
+    """The text report of an input audited in batches (:mod:`audit.stream`): each batch's worst claims are
+    rendered as it is done, and only the :data:`MAX_SHOWN` worst of all (by status, then input order, as
+    :func:`shown_rows` picks them in one piece) are kept, so memory does not grow with the input. The report is
+    the one :func:`render` makes of the whole input."""
+
+    def __init__(self, style: Style = _plain, show_ok: bool = False, limit: int | None = None) -> None:
+        self.style, self.show_ok = style, show_ok
+        self.limit = MAX_SHOWN if limit is None else limit
+        self.kept: list[tuple[int, int, str, list[str]]] = []  # (rank, position in the input, line, block)
+        self.seen = 0
+
+    def add(self, result: AuditResult) -> None:
+        """Render the claims of one batch that may be among the worst of the whole input."""
+        n = len(result)
+        rank = result.status.map(_SHOW_ORDER).to_numpy(dtype=int)
+        rows = np.sort(np.lexsort((np.arange(n), rank))[:self.limit])
+        lines = [claim_line(result, row, self.style) for row in rows.tolist()]
+        blocks = claim_blocks(result, rows, self.style, self.show_ok)
+        self.kept.extend(zip(rank[rows].tolist(), (rows + self.seen).tolist(), lines, blocks))
+        self.kept = sorted(self.kept, key=lambda k: (k[0], k[1]))[:self.limit]
+        self.seen += n
+
+    def text(self, total: int, status_counts: dict[str, int]) -> str:
+        """The report: the kept claims in input order, and the counts of all."""
+        kept = sorted(self.kept, key=lambda k: k[1])
+        return compose([k[2] for k in kept], [k[3] for k in kept], total, status_counts)
 
 
 @register("text", description="a table of claims, then each claim's problems (the default)")
