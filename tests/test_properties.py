@@ -41,8 +41,9 @@ _SCALE = max(1, int(os.environ.get("TRAIN_AUDIT_PROPERTY_SCALE", "1")))
 
 
 def fast(examples: int) -> settings:
+    # print_blob: a failure prints a @reproduce_failure blob, so a rare case seen once (in CI) can be replayed.
     return settings(max_examples=examples * _SCALE, deadline=None, database=None, phases=_PHASES,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large], print_blob=True)
 
 
 FAST = fast(100)
