@@ -438,13 +438,17 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     sys.exit(exit_status(result.status.tolist(), fail_on))
 
 
+def _streamable(fmt: str, output: str | None) -> bool:
+    """Whether a report can be written batch by batch: text (the worst claims kept), or a table to a file."""
+    return fmt == "text" or (fmt in ("csv", "parquet") and output not in (None, "-"))
+
+
 def _large_parquet(paths: tuple[str, ...], fmt: str, output: str | None, mlflow_uri: str | None,
                    statistics: bool) -> bool:
     """Parquet input of more than a batch of claims (:data:`audit.stream.DEFAULT_BATCH_SIZE`, from the files'
     footers), written as a table to a file or as text: audited in batches by default, so that memory stays
     bounded (the claims, findings and text report are the same as in one piece, tests/test_stream.py)."""
-    if not paths or mlflow_uri or statistics or not (fmt == "text" or (fmt in ("csv", "parquet")
-                                                                      and output not in (None, "-"))):
+    if not paths or mlflow_uri or statistics or not _streamable(fmt, output):
         return False
     if not all(p != "-" and p.lower().endswith((".parquet", ".pq")) and os.path.isfile(p) for p in paths):
         return False
@@ -475,7 +479,7 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
     from audit.reading import LoadError, ReadOptions, resolve_maps
     from audit.stream import DEFAULT_BATCH_SIZE, count_rows, input_files, stream_check
 
-    if not (fmt == "text" or (fmt in ("csv", "parquet") and output not in (None, "-"))):
+    if not _streamable(fmt, output):
         raise AuditUsageError("batches (--batch-size, or a folder of Parquet files) are written as --format text, or "
                               "csv or parquet with -o FILE (and --findings FILE); the other formats need the whole "
                               "input at once")

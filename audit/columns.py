@@ -36,6 +36,28 @@ def map_unique(series: pd.Series, fn: Callable[[Any], Any]) -> pd.Series:
     return pd.Series(results[codes], index=series.index, dtype=object)
 
 
+def distinct_codes(series: pd.Series) -> tuple[np.ndarray, list[Any]]:
+    """Each row's number among the distinct values of ``series`` (distinct as :func:`map_unique` sees them, a
+    missing value as None), and those values: a test of a value then runs once per distinct value, and a
+    column of results is taken by the numbers."""
+    values: list[Any] = []
+
+    def number(value: Any) -> int:
+        values.append(value)
+        return len(values) - 1
+
+    return map_unique(series, number).to_numpy(dtype=np.int64), values
+
+
+def distinct_pairs(first: np.ndarray, second: np.ndarray, n_second: int
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct pairs of two code columns (``second`` takes values below ``n_second``): each row's pair
+    number, and each pair's two codes, so that a function of both runs once per pair, not per row."""
+    pair_of, pairs = pd.factorize(np.asarray(first, dtype=np.int64) * n_second + np.asarray(second, dtype=np.int64))
+    pairs = np.asarray(pairs, dtype=np.int64)
+    return pair_of, pairs // n_second, pairs % n_second
+
+
 def _split_equal_values(values: np.ndarray, codes: np.ndarray, uniques: Any) -> tuple[np.ndarray, list[Any]]:
     """Factorize again by (value, type, sign of zero), so values that compare equal but are written differently
     get codes of their own. The type of each row is read with ``map(type, ...)``, which runs in C."""

@@ -25,11 +25,11 @@ from audit import notes as D
 from audit import flops as F
 from audit.catalog import Catalog, load_catalog, mix_memory_gb, mix_peak
 from audit.claims import Claims
-from audit.columns import map_unique
+from audit.columns import distinct_codes, distinct_pairs, map_unique
 from audit.config import Config
-from audit.findings import FINDING_COLUMNS, SEVERITIES, concat_findings, findings_frame
+from audit.findings import FINDING_COLUMNS, SEVERITIES, concat_findings, findings_frame, object_array
 from audit.quantities import ADAPTER_METHODS, BY_NAME, GATED_MLP, INPUT_QUANTITIES, RECOMPUTE_ALIASES
-from audit.rules import RULES, RelationRule, relation_rules, rules_of_stage, severity_of_ratio
+from audit.rules import FULL_RECOMPUTE, RULES, RelationRule, relation_rules, rules_of_stage, severity_of_ratio
 from audit.significance import log_half_widths
 from audit.state import Prefill, WorkState, effective_params, refresh_effective, text_codes
 
@@ -90,38 +90,23 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
             return None, np.nan, ids, ()
         return None, np.nan, None, ()
 
-    memo: dict[tuple[type, Any], tuple[Any, float, tuple[str, ...] | None, tuple[str, ...]]] = {}
-
-    def found(text: Any) -> tuple[Any, float, tuple[str, ...] | None, tuple[str, ...]]:
-        key = (type(text), text)
-        if key not in memo:
-            memo[key] = match(text)
-        return memo[key]
-
-    # Each distinct text is matched once (map_unique), and every column is then taken from the matches by the
-    # text's number: never a Python call per row, and the column is factorized once.
-    texts: list[Any] = []
-
-    def number(text: Any) -> int:
-        texts.append(text)
-        return len(texts) - 1
-
-    text = info["hardware"]
-    code = map_unique(text, number).to_numpy(dtype=np.int64)
-    hits = [found(t) for t in texts]
-    accel_u = _objects([None if h[0] is None else h[0].id for h in hits])
-    mix_u = _objects([h[2] for h in hits])
+    # Each distinct text is matched once, and every column is then taken from the matches by the text's number:
+    # never a Python call per row, and the column is factorized once.
+    code, texts = distinct_codes(info["hardware"])
+    hits = [match(t) for t in texts]
+    accel_u = object_array([None if h[0] is None else h[0].id for h in hits])
+    mix_u = object_array([h[2] for h in hits])
     mix = pd.Series(mix_u[code], index=info.index, dtype=object)
     accel_id = accel_u[code]
     hw = pd.DataFrame({
         "hardware_text": info["hardware"],
         "accelerator": pd.Series(accel_id, index=info.index, dtype=object),
-        "accelerator_name": pd.Series(_objects([None if h[0] is None else h[0].name for h in hits])[code],
+        "accelerator_name": pd.Series(object_array([None if h[0] is None else h[0].name for h in hits])[code],
                                       index=info.index, dtype=object),
         "mix": mix,
-        "unknown_parts": pd.Series(_objects([h[3] for h in hits])[code], index=info.index, dtype=object),
+        "unknown_parts": pd.Series(object_array([h[3] for h in hits])[code], index=info.index, dtype=object),
     })
-    mix_name = _objects([None if h[2] is None else " + ".join(catalog.by_id(i).name for i in h[2]) for h in hits])
+    mix_name = object_array([None if h[2] is None else " + ".join(catalog.by_id(i).name for i in h[2]) for h in hits])
     hw["accelerator_name"] = hw["accelerator_name"].where(mix.isna(), mix_name[code])
     stated = info["precision"]
 
@@ -132,7 +117,7 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
         usual = {catalog.by_id(i).default_precision for i in ids or ()}
         return usual.pop() if len(usual) == 1 else None  # a mix assumes only what all its parts share
 
-    default = pd.Series(_objects([default_precision((h[0], h[2])) for h in hits])[code], index=info.index,
+    default = pd.Series(object_array([default_precision((h[0], h[2])) for h in hits])[code], index=info.index,
                         dtype=object)
     hw["precision"] = stated.where(stated.notna(), default)
     hw["precision_assumed"] = stated.isna() & default.notna()
@@ -162,11 +147,9 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
 
     # The peak once per distinct (hardware, precision) pair.
     precisions, precision_code = _distinct(hw["precision"].to_numpy(dtype=object))
-    pair_code, pairs = pd.factorize(code * len(precisions) + precision_code)
-    pairs = np.asarray(pairs, dtype=np.int64)
+    pair_code, hardware_of, precision_of = distinct_pairs(code, precision_code, len(precisions))
     peaks = np.array([peak_of((accel_u[h], mix_u[h], precisions[p]))
-                      for h, p in zip((pairs // len(precisions)).tolist(), (pairs % len(precisions)).tolist())],
-                     dtype=float)
+                      for h, p in zip(hardware_of.tolist(), precision_of.tolist())], dtype=float)
     hw["catalog_peak"] = peaks[pair_code]
     hw["memory_per_chip"] = np.array([memory_of((a, m)) for a, m in zip(accel_u, mix_u)], dtype=float)[code]
     hw["slice_cores"] = np.array([h[1] for h in hits], dtype=float)[code]
@@ -194,28 +177,14 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
 def _per_text(values: np.ndarray, test: Callable[[str | None], Any], dtype: Any) -> np.ndarray:
     """``test`` of each cell's text (None when missing, else its ``str``), called once per distinct text."""
     codes, texts = text_codes(pd.Series(values, dtype=object))
-    return _objects([test(t) for t in texts]).astype(dtype)[codes]
-
-
-def _objects(values: list[Any]) -> np.ndarray:
-    """A 1-D object array of ``values`` (tuples stay whole cells)."""
-    out = np.empty(len(values), dtype=object)
-    for i, v in enumerate(values):
-        out[i] = v
-    return out
+    return object_array([test(t) for t in texts]).astype(dtype)[codes]
 
 
 def _distinct(values: np.ndarray) -> tuple[list[Any], np.ndarray]:
     """The distinct values of an object column as written (``map_unique``'s sense: ``1``, ``1.0`` and ``True``
     differ) and each row's number; missing values are told apart by type (None, NaN), as a Python function of
     the value would see them."""
-    distinct: list[Any] = []
-
-    def number(value: Any) -> int:
-        distinct.append(value)
-        return len(distinct) - 1
-
-    codes = map_unique(pd.Series(values, dtype=object), number).to_numpy(dtype=np.int64)
+    codes, distinct = distinct_codes(pd.Series(values, dtype=object))
     missing = pd.isna(values)
     if missing.any():  # map_unique hands every missing value over as None
         gaps = values[missing]
@@ -777,19 +746,19 @@ def _verdicts(rule: type[RelationRule], rows: np.ndarray, q: np.ndarray, precisi
     has_detail = False
     with np.errstate(divide="ignore", invalid="ignore"):
         lhs = np.log(values) @ rule.relation.powers - np.log(rule.relation.constant)
-    # Only a bound on these rows (RelationRule.upper_bound / lower_bound): a left-hand side on the bound's side
-    # of the right-hand side is consistent, however far.
     if rule.weighs_compute_reading:
         # The stated compute read as hardware FLOPs (÷ r): info when that fits within C008's tolerance and the
         # model-FLOPs reading did not (BloombergGPT's row: MFU 24.6 % stated, 32.3 % implied, 24.2 % as hardware).
         r = q[rows, at["recompute_factor"]]
-        r = np.where(r > 1, r, 4.0 / 3.0)
+        r = np.where(r > 1, r, FULL_RECOMPUTE)
         stated_c = is_claimed("compute_flops")[rows]
         fits = stated_c & (severity != "ok") & (lhs > 0) & \
             (np.abs(lhs - np.log(r)) <= math.log(config.tolerance("C008")[0]) + slack)
         severity = np.where(fits, "info", severity)
         detail = np.where(fits, "hardware-compute", detail)
         has_detail = has_detail or bool(fits.any())
+    # Only a bound on these rows (RelationRule.upper_bound / lower_bound): a left-hand side on the bound's side
+    # of the right-hand side is consistent, however far.
     for bound, side, name in ((upper, lhs < 0, "upper-bound"), (lower, lhs > 0, "lower-bound")):
         if bound is not None and bound.any():
             within = bound & side

@@ -17,6 +17,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from audit.columns import distinct_pairs
 from audit.engine import Evaluation
 from audit.resources import data_path
 from audit.rules import RULES
@@ -96,10 +97,8 @@ def _pairs(rules: np.ndarray, subjects: np.ndarray) -> tuple[tuple[np.ndarray, n
     rule_of, rule_names = pd.factorize(rules.astype(str))
     subject_of, subject_names = pd.factorize(subjects.astype(str))
     rule_names, subject_names = np.asarray(rule_names, dtype=object), np.asarray(subject_names, dtype=object)
-    combined = rule_of.astype(np.int64) * len(subject_names) + subject_of
-    pair_of, distinct = pd.factorize(combined)
-    distinct = np.asarray(distinct, dtype=np.int64)
-    return (rule_names[distinct // len(subject_names)], subject_names[distinct % len(subject_names)]), pair_of
+    pair_of, rule_at, subject_at = distinct_pairs(rule_of, subject_of, max(len(subject_names), 1))
+    return (rule_names[rule_at], subject_names[subject_at]), pair_of
 
 
 def _needs_met(needs: str, evaluation: Evaluation, rows: np.ndarray,

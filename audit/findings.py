@@ -65,12 +65,13 @@ def findings_frame(rows: np.ndarray, rule: str, severity: np.ndarray | str, quan
         "expected": expected_a,
         "ratio": ratio,
         "detail": column(detail, object),
-        "candidates": objects.copy() if candidates is None else _objects(candidates),
-        "implied": objects.copy() if implied is None else _objects(implied),
+        "candidates": objects.copy() if candidates is None else object_array(candidates),
+        "implied": objects.copy() if implied is None else object_array(implied),
     })
 
 
-def _objects(values: Sequence[Any]) -> np.ndarray:
+def object_array(values: Sequence[Any]) -> np.ndarray:
+    """A 1-D object array of ``values``."""
     out = np.empty(len(values), dtype=object)
     for i, v in enumerate(values):  # tuples must stay whole cells, not become a 2-D array
         out[i] = v

@@ -8,7 +8,6 @@ format is the same on every machine.
 from __future__ import annotations
 
 import math
-import weakref
 from collections import Counter
 from math import isfinite
 from typing import Any, Iterator
@@ -61,9 +60,7 @@ def describe(result: AuditResult, f: dict[str, Any], finding_index: int | None =
 def explanation_records(result: AuditResult, finding_index: int, f: dict[str, Any]) -> tuple[dict[str, Any], ...]:
     """The explanations of one finding as dicts with a sentence each."""
     positions = result.explanation_rows(finding_index)
-    if len(positions) == 0:
-        return ()
-    return _explanations_at(result, positions.tolist(), f)
+    return _explanations_at(result, positions, f) if positions else ()
 
 
 def _explanations_at(result: AuditResult, positions: list[int], f: dict[str, Any]) -> tuple[dict[str, Any], ...]:
@@ -147,7 +144,7 @@ def _rows_and_findings(result: AuditResult, rows: np.ndarray | None, worse_than_
     (claim ids, the rounded numbers, which findings have explanations) rather than once per finding."""
     frame = _selected(result, rows, worse_than_ok)
     ids = result.claims.info["id"].to_numpy()
-    groups = _explanation_groups(result)
+    groups = result.explanation_groups()
     for i, f in zip(frame.index.tolist(), _records(frame)):
         rule = RULES[f["rule"]]
         row = int(f["row"])
@@ -181,24 +178,12 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [dict(zip(columns, cells)) for cells in zip(*lists)] if columns else [{} for _ in range(len(frame))]
 
 
-def _explanation_groups(result: AuditResult) -> dict[int, list[int]]:
-    """Positions in ``result.explanations`` of each finding's explanations (by the finding's index), best first."""
-    if not len(result.explanations):
-        return {}
-    findings = result.explanations["finding"].to_numpy()
-    order = np.argsort(findings, kind="stable")  # as DataFrame.groupby(...).indices: stable, by finding
-    keys, starts = np.unique(findings[order], return_index=True)
-    bounds = [*starts.tolist(), len(order)]
-    positions = order.tolist()
-    return {int(k): positions[bounds[j]:bounds[j + 1]] for j, k in enumerate(keys.tolist())}
-
-
 def _finding_dicts(result: AuditResult) -> dict[int, list[dict[str, Any]]]:
     """Every finding as :meth:`Finding.to_dict` writes it, grouped by claim row, in the order of
     :func:`findings_by_row` (for the JSON records: no :class:`Finding` objects in between)."""
     frame = result.findings
     ids = [str(x) for x in result.claims.info["id"].to_numpy()] if len(frame) else []
-    groups = _explanation_groups(result)
+    groups = result.explanation_groups()
     claimed, expected, ratio = (_nums(frame[c]) for c in ("claimed", "expected", "ratio"))
     out: dict[int, list[dict[str, Any]]] = {}
     for j, (i, f) in enumerate(zip(frame.index.tolist(), _records(frame))):
@@ -323,7 +308,7 @@ class _QuantityColumns:
     1 µs a value, and a claim has 43 quantities to look at)."""
 
     def __init__(self, result: AuditResult) -> None:
-        self._result = weakref.ref(result)  # a ClaimRecords (below) may outlive a call, not keep its result alive
+        self.result = result
         text = result.claims.text
         self.hardware = {c: result.hardware[c].to_numpy() for c in ("mix", "precision", "precision_assumed",
                                                                     "accelerator")}
@@ -349,13 +334,6 @@ class _QuantityColumns:
                 text = self.cache[key] = _derivation(result, row, name, src, how)  # type: ignore[assignment]
             return text
         return _derivation(result, row, name, src, how)
-
-    @property
-    def result(self) -> AuditResult:
-        """The result the columns are of."""
-        result = self._result()
-        assert result is not None, "the result was freed"
-        return result
 
     def all_records(self) -> list[dict[str, dict[str, Any]]]:
         """:func:`quantity_records` of every row, made a column at a time: the rows where a quantity has a value
@@ -407,16 +385,10 @@ class _QuantityColumns:
 def claim_record(result: AuditResult, row: int, findings: list[Finding]) -> dict[str, Any]:
     """The JSON-ready record of one claim (the columns it reads are read once per result: :class:`ClaimRecords`,
     kept while the result lives)."""
-    records = _RECORDS.get(id(result))
-    if records is None or records._result() is not result:
-        records = _RECORDS[id(result)] = ClaimRecords(result)
-        weakref.finalize(result, _RECORDS.pop, id(result), None)
+    records = result._records.get("claims")
+    if records is None:
+        records = result._records["claims"] = ClaimRecords(result)
     return records.record(row, [f.to_dict() for f in findings])
-
-
-#: The :class:`ClaimRecords` of each result :func:`claim_record` was asked about, by ``id(result)``; an entry goes
-#: when its result does (a ClaimRecords refers to its result weakly, so it does not keep it alive).
-_RECORDS: dict[int, "ClaimRecords"] = {}
 
 
 class ClaimRecords:
@@ -428,7 +400,7 @@ class ClaimRecords:
     """
 
     def __init__(self, result: AuditResult, every_phase: bool = False) -> None:
-        self._result = weakref.ref(result)
+        self.result = result
         self.every_phase = every_phase
         info, hardware = result.claims.info, result.hardware
         self.info = {c: info[c].to_numpy() for c in ("id", "name", "source", "file", "row")}
@@ -441,13 +413,6 @@ class ClaimRecords:
         self._phases: tuple[dict[int, list[int]], ClaimRecords] | None = None
         self._phase_findings: dict[int, list[dict[str, Any]]] | None = None
         self._every_quantity: list[dict[str, dict[str, Any]]] | None = None
-
-    @property
-    def result(self) -> AuditResult:
-        """The result the records are of (alive while anyone asks for its records)."""
-        result = self._result()
-        assert result is not None, "the result was freed"
-        return result
 
     def record(self, row: int, findings: list[dict[str, Any]],
                quantities: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:

@@ -48,7 +48,10 @@ class AuditResult:
     _columns: dict[tuple[str, str], np.ndarray] = field(default_factory=dict, init=False, repr=False,
                                                         compare=False)
     #: Positions of each finding's explanations, grouped on first use.
-    _explanation_groups: dict[int, np.ndarray] = field(default_factory=dict, init=False, repr=False,
+    #: :class:`audit.records.ClaimRecords` of this result (key ``"claims"``), made on the first
+    #: :func:`audit.records.claim_record` (the result is frozen: the cache is a dict filled in place).
+    _records: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _explanation_groups: dict[int, list[int]] = field(default_factory=dict, init=False, repr=False,
                                                        compare=False)
 
     def accelerators(self) -> Catalog:
@@ -68,12 +71,22 @@ class AuditResult:
             arr = self._columns[key] = frame[col].to_numpy()
         return arr[row]
 
-    def explanation_rows(self, finding_index: int) -> np.ndarray:
+    def explanation_rows(self, finding_index: int) -> list[int]:
         """Positions in ``explanations`` of one finding's explanations, best first."""
+        return self.explanation_groups().get(finding_index, [])
+
+    def explanation_groups(self) -> dict[int, list[int]]:
+        """Positions in ``explanations`` of each finding's explanations (by the finding's index), best first;
+        grouped once, with numpy (as ``groupby("finding").indices``: stable, by finding)."""
         if not self._explanation_groups and len(self.explanations):
-            groups = self.explanations.groupby("finding").indices
-            self._explanation_groups.update({int(k): v for k, v in groups.items()})
-        return self._explanation_groups.get(finding_index, np.array([], dtype=int))
+            findings = self.explanations["finding"].to_numpy()
+            order = np.argsort(findings, kind="stable")
+            keys, starts = np.unique(findings[order], return_index=True)
+            bounds = [*starts.tolist(), len(order)]
+            positions = order.tolist()
+            self._explanation_groups.update({int(k): positions[bounds[j]:bounds[j + 1]]
+                                             for j, k in enumerate(keys.tolist())})
+        return self._explanation_groups
 
     def phase_rows(self, row: int) -> list[int]:
         """Rows of ``phase_result`` that are phases of claim ``row``."""

@@ -2650,15 +2650,24 @@ class RegulatoryThresholds(Rule):
     severity = "info"
     note = True
 
+    #: The quantities the estimates of the compute are made from.
+    _ESTIMATE_FROM = ("compute_flops", "n_eff", "tokens", "chip_hours", "peak_flops_per_chip", "mfu")
+
     @classmethod
     def estimates(cls, state: WorkState) -> tuple[np.ndarray, np.ndarray]:
         """The lowest and highest training compute the claim's figures give (NaN: none)."""
+        return cls._bounds(*(state.col(name) for name in cls._ESTIMATE_FROM), finetune=state.finetune())
+
+    @staticmethod
+    def _bounds(compute: np.ndarray, n_eff: np.ndarray, tokens: np.ndarray, chip_hours: np.ndarray,
+                peak: np.ndarray, mfu: np.ndarray, finetune: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The lowest and highest of the stated compute, 6·N·D and chip-hours · 3600 · peak · MFU (a fine-tune's
+        figures describe the fine-tune, so only its stated total counts)."""
         with np.errstate(invalid="ignore", over="ignore"):
             figures = np.column_stack([
-                state.col("compute_flops"),
-                np.where(state.finetune(), np.nan, 6.0 * state.col("n_eff") * state.col("tokens")),
-                np.where(state.finetune(), np.nan, state.col("chip_hours") * 3600.0
-                         * state.col("peak_flops_per_chip") * state.col("mfu")),
+                compute,
+                np.where(finetune, np.nan, 6.0 * n_eff * tokens),
+                np.where(finetune, np.nan, chip_hours * 3600.0 * peak * mfu),
             ])
         figures = np.where(np.isfinite(figures) & (figures > 0), figures, np.nan)
         known = ~np.isnan(figures).all(axis=1)
@@ -2687,16 +2696,12 @@ class RegulatoryThresholds(Rule):
 
     @classmethod
     def _low(cls, result: "AuditResult", row: int) -> float:
-        """The lowest estimate of one claim (as :meth:`estimates`, from the result's quantities), for its words."""
-        def q(name: str) -> float:
-            return float(result.cell("q", row, name))
-
+        """The lowest estimate of one claim (:meth:`estimates`, from the result's quantities), for its words."""
         base = result.cell("info", row, "base_model")
-        finetune = isinstance(base, str) and base.strip() != ""
-        figures = [q("compute_flops")]
-        if not finetune:
-            figures += [6.0 * q("n_eff") * q("tokens"), q("chip_hours") * 3600.0 * q("peak_flops_per_chip") * q("mfu")]
-        return min((x for x in figures if math.isfinite(x) and x > 0), default=float("nan"))
+        finetune = np.array([isinstance(base, str) and base.strip() != ""])
+        low, _ = cls._bounds(*(np.array([float(result.cell("q", row, n))]) for n in cls._ESTIMATE_FROM),
+                             finetune=finetune)
+        return float(low[0])
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:

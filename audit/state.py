@@ -16,7 +16,7 @@ from audit.lazy import pandas as pd  # imported on first use: quick start-up
 from audit.catalog import Catalog
 from audit.claims import Claims
 from audit.config import Config
-from audit.columns import map_unique
+from audit.columns import distinct_codes, distinct_pairs
 from audit.notes import compute_sums
 from audit.quantities import SPARSE_PATTERN
 
@@ -25,13 +25,8 @@ def text_codes(column: pd.Series) -> tuple[np.ndarray, list[str | None]]:
     """Each row's number among the distinct texts of a column (a missing value is None, any other value its
     ``str``, as ``fillna("").astype(str)`` reads it), and those texts: a text test then runs once per distinct
     text, not once per row."""
-    texts: list[str | None] = []
-
-    def number(value: Any) -> int:
-        texts.append(None if value is None else str(value))
-        return len(texts) - 1
-
-    return map_unique(column, number).to_numpy(dtype=np.int64), texts
+    codes, values = distinct_codes(column)
+    return codes, [None if value is None else str(value) for value in values]
 
 
 def effective_params(active: np.ndarray, total: np.ndarray) -> np.ndarray:
@@ -168,11 +163,10 @@ class WorkState:
         # Once per distinct (architecture, notes) pair: the pattern is searched in the two texts joined.
         arch_code, arch_texts = text_codes(arch)
         notes_code, notes_texts = text_codes(notes)
-        pair_code, pairs = pd.factorize(arch_code * len(notes_texts) + notes_code)
+        pair_code, arch_of, notes_of = distinct_pairs(arch_code, notes_code, len(notes_texts))
         pattern = re.compile(SPARSE_PATTERN, flags=re.IGNORECASE)
-        said = np.array([pattern.search(f"{arch_texts[p // len(notes_texts)] or ''} "
-                                        f"{notes_texts[p % len(notes_texts)] or ''}") is not None
-                         for p in np.asarray(pairs, dtype=np.int64).tolist()], dtype=bool)[pair_code]
+        said = np.array([pattern.search(f"{arch_texts[a] or ''} {notes_texts[n] or ''}") is not None
+                         for a, n in zip(arch_of.tolist(), notes_of.tolist())], dtype=bool)[pair_code]
         dense = np.array([(text or "").strip().lower() == "dense" for text in arch_texts], dtype=bool)[arch_code]
         return said, dense
 

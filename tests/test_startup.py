@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-_PROBE = """
+#: Runs the command line in a fresh interpreter, then prints on standard error the loaded modules that WHICH keeps.
+_RUN = """
 import json, sys
 from audit.cli import cli
 try:
@@ -17,8 +18,9 @@ try:
 except SystemExit:
     pass
 sys.stdout.flush()
-print(json.dumps(sorted(m for m in ("pandas", "pyarrow") if m in sys.modules)), file=sys.stderr)
+print(json.dumps(sorted(m for m in sys.modules if WHICH)), file=sys.stderr)
 """
+_PROBE = _RUN.replace("WHICH", 'm in ("pandas", "pyarrow")')
 
 
 @pytest.mark.parametrize("args", [["--help"], ["rules"], ["rules", "C001"], ["rules", "-f", "json"], ["hardware"],
@@ -39,17 +41,8 @@ def test_the_catalog_read_without_pandas_is_the_one_pandas_reads():
     pd.testing.assert_frame_equal(load_catalog().frame, frame)
 
 
-_CHECK_PROBE = """
-import json, sys
-from audit.cli import cli
-try:
-    cli(sys.argv[1:], prog_name="train-audit", standalone_mode=False)
-except SystemExit:
-    pass
-sys.stdout.flush()
-print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("jsonschema", "jinja2")
-                        or m in ("audit.report.html", "audit.report.svg", "audit.report.table"))), file=sys.stderr)
-"""
+_CHECK_PROBE = _RUN.replace("WHICH", 'm.split(".")[0] in ("jsonschema", "jinja2") '
+                                     'or m in ("audit.report.html", "audit.report.svg", "audit.report.table")')
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
