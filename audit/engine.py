@@ -290,6 +290,13 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
                       precision=size_precision + D.TOKENS_PER_WORD_SPREAD)
     state.set_derived("dataset_tokens", np.where(language & (unit == ""), size, np.nan),
                       "dataset_size: a language model's datapoints are tokens", precision=size_precision)
+    # Notes that call the figure the tokens a training processed ("the model saw 26B tokens", "pre-trained on
+    # 15.5T tokens") give D itself: without stated epochs, D = dataset_size (Minerva's row: 26B tokens seen).
+    notes = pd.Series(state.info("dataset_notes"), dtype=object)
+    if notes.notna().any():
+        seen = (unit == D.TOKENS) | ((unit == "") & language)
+        seen &= np.isnan(state.col("epochs")) & D.tokens_seen_of(notes, np.where(seen, size, np.nan))
+        state.set_derived("tokens", np.where(seen, size, np.nan), D.TOKENS_SEEN_HOW, precision=size_precision)
 
     arch = architecture(q, claims, config)
     state.architecture = arch

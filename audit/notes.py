@@ -19,6 +19,13 @@ separate trainings: "Total: 1.07e23 + 6.2e22 = 1.69e23" (PaLI: ViT-e pre-trainin
 stages). Such a compute covers trainings that the claim's parameters, tokens and hardware describe only one of,
 so 6·N·D and the hardware bound it from below only. It is read only when the notes state a sum of at least two
 plain figures that adds up, and its result is the stated compute (both within 5 %).
+
+**Compute as a geometric mean of two estimates.** When Epoch AI has two estimates of one training's compute, one
+from the hardware and time at an assumed utilization and one from counting operations (6·N·D, or FLOPs per
+example), its notes state the geometric mean of the two as the compute ("Geometric mean: sqrt(1.371e23 *
+1.656e22) = 4.765e22", GShard). The two estimates are read back: two figures in the notes whose geometric mean is
+the stated compute (within 2 %), in notes that speak of a geometric mean or a square root and not of bounds or a
+range (a geometric mean of a lower and an upper bound is an honest interval, not two estimates).
 """
 
 from __future__ import annotations
@@ -118,6 +125,74 @@ def unit_of(notes: object, size: float) -> str:
     return kinds.pop() if len(kinds) == 1 else ""
 
 
+#: Words before a token figure that make it the tokens a training processed, not the dataset's size: "the model
+#: saw 26B tokens", "pre-trained on 15.5T tokens", "trained for a total of 150B tokens", "amounting to 576B total
+#: tokens"; or after it: "150B tokens seen".
+_SEEN_BEFORE = re.compile(r"(?:\b(?:saw|sees|seen|observed|processed)|\b(?:pre-?)?trained (?:on|for)|\bfor a total of"
+                          r"|\bamounting to)\W+(?:\w+\W+){0,2}$", re.IGNORECASE)
+_SEEN_AFTER = re.compile(r"^\W*(?:seen|processed|observed|in total|total)\b", re.IGNORECASE)
+_SEEN_FIGURE = re.compile(
+    r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?)(?:\s*(?:e|E)([+-]?\d+))?\s*(k|thousand|mn|million|m|bn|billion|b|tn|trillion|t)?"
+    r"\s+(?:total\s+)?tokens?\b", re.IGNORECASE)
+
+
+#: How a D read as the tokens seen (:func:`tokens_seen`) is derived.
+TOKENS_SEEN_HOW = "dataset_size: its notes count the tokens seen in training"
+
+
+_FACTOR = r"\d+(?:,\d{3})*(?:\.\d+)?"
+#: A product of at least three factors and its result: "300,000 * 512 * 1,024 = 1.57e11".
+_PRODUCT = re.compile(rf"(?<![\w.])({_FACTOR}(?:\s*[x×*]\s*{_FACTOR}){{2,}})\s*=\s*(\d+(?:\.\d+)?(?:\s*[eE]\s*[+-]?\d+)?)")
+
+
+def _steps_batch_sequence(notes: str, size: float) -> bool:
+    """Whether ``notes`` compute ``size`` as steps × sequences per batch × tokens per sequence ("300,000 * 512 *
+    1,024 = 1.57e11 tokens", Megatron-LM's row): a product of three or more factors equal to it, two of them
+    powers of two of at least 128 (batch sizes and sequence lengths are; counts of documents and sequences per
+    alignment, such as MSA Transformer's "26 million * 1192 * 300", are not)."""
+    for m in _PRODUCT.finditer(notes):
+        factors = [float(f.replace(",", "")) for f in re.split(r"\s*[x×*]\s*", m.group(1))]
+        result = float(re.sub(r"\s", "", m.group(2)))
+        product = math.prod(factors)
+        powers = sum(1 for f in factors if f >= 128 and f == int(f) and int(f) & (int(f) - 1) == 0)
+        if powers >= 2 and product > 0 and abs(math.log(product / result)) <= _SUM_MATCH \
+                and abs(math.log(size / result)) <= math.log(_MATCH_FACTOR):
+            return True
+    return False
+
+
+def tokens_seen(notes: object, size: float) -> bool:
+    """Whether ``notes`` call a dataset size of ``size`` the tokens a training processed ("the model saw 26B
+    tokens", "pre-trained on 15.5T tokens", "150B tokens seen"), rather than the dataset's own size: a token
+    figure within 1.2x of the size, with such words just before or after it, or a product of steps, batch and
+    sequence length equal to it (:func:`_steps_batch_sequence`).
+
+    >>> tokens_seen("38.5B tokens - size of the dataset, the model saw 26B tokens in 399k steps", 2.6e10)
+    True
+    >>> tokens_seen("Our models were trained on a dataset of 38.5B tokens", 3.85e10)
+    False
+    >>> tokens_seen("300,000 *512*1,024 = 1.57e11 tokens", 1.57e11)
+    True
+    """
+    if not isinstance(notes, str) or not (size > 0):
+        return False
+    if _steps_batch_sequence(notes, size):
+        return True
+    for m in _SEEN_FIGURE.finditer(notes):
+        value = float(m.group(1).replace(",", "")) * 10.0 ** int(m.group(2) or 0)
+        if m.group(3):
+            value *= _MULTIPLIERS[m.group(3).lower()]
+        if value > 0 and abs(math.log(size / value)) <= math.log(_MATCH_FACTOR) and (
+                _SEEN_BEFORE.search(notes[max(0, m.start() - 60):m.start()]) or _SEEN_AFTER.match(notes[m.end():])):
+            return True
+    return False
+
+
+def tokens_seen_of(notes: pd.Series, sizes: np.ndarray) -> np.ndarray:
+    """:func:`tokens_seen` for a column, once per distinct (notes, size) pair."""
+    return _per_distinct_pair(tokens_seen, notes, sizes, empty=False).astype(bool)
+
+
 def model_kinds(domain: pd.Series, task: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """(language, sequence) masks: a language model by its ``domain`` or ``task`` (Epoch AI's "Language" domain,
     or a task such as "Protein or nucleotide language model (pLM/nLM)"), and a sequence model, which is a language
@@ -182,12 +257,70 @@ def compute_sums(notes: pd.Series, compute: np.ndarray) -> np.ndarray:
     return _per_distinct_pair(compute_sum, notes, compute)
 
 
-def _per_distinct_pair(read: Callable[[object, float], str], notes: pd.Series, figures: np.ndarray) -> np.ndarray:
+#: A figure as compute notes write it: with an exponent ("1.371e23", "2.6 x 10^15") or as a long integer
+#: ("2633319360000000", "7,200,000,000"): short plain numbers are epochs, days and utilizations, not estimates.
+_ESTIMATE = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:[eE]\s*([+-]?\d+)|[x×*]\s*10\s*\^\s*([+-]?\d+))"
+    r"|(?<![\w.,])(\d{1,3}(?:,\d{3}){2,}|\d{7,})(?![\d,]*\.\d)(?![\w])")
+#: Words that make two figures the ends of an interval rather than two estimates of one figure.
+_INTERVAL = re.compile(r"\b(?:lower|upper)[\s-]+bound|\bbetween\b|\b(?:low|high)[\s-]+case\b|\brange\b", re.IGNORECASE)
+_GEOMETRIC = re.compile(r"geometric|sqrt|√", re.IGNORECASE)
+#: How close the geometric mean of two figures must be to the stated compute (2 %: figures rounded to 2-3 digits).
+_GEOMETRIC_MATCH = math.log(1.02)
+
+
+def _estimates(notes: str) -> list[float]:
+    """The distinct figures of ``notes`` written as estimates (:data:`_ESTIMATE`), in order."""
+    found: list[float] = []
+    for m in _ESTIMATE.finditer(notes):
+        if m.group(4):
+            value = float(m.group(4).replace(",", ""))
+        else:
+            value = float(m.group(1)) * 10.0 ** int(m.group(2) or m.group(3))
+        if value > 0 and all(abs(math.log(value / v)) > 1e-9 for v in found):
+            found.append(value)
+    return found
+
+
+def geometric_mean(notes: object, compute: float) -> tuple[float, float] | None:
+    """The two estimates, larger first, whose geometric mean ``notes`` state as the ``compute``, or ``None``
+    when they state none.
+
+    >>> geometric_mean("Hardware estimate: ... = 1.371e23 ... Arithmetic estimate: 6 * 2.3B * 1.2T = 1.656e22 "
+    ...                "FLOPs Geometric mean: sqrt(1.371e23 * 1.656e22) = 4.765e22", 4.765e22)
+    (1.371e+23, 1.656e+22)
+    >>> geometric_mean("Lower bound: 7.26e10 Upper bound: 1.02e13 Geometric mean: 8.59e11", 8.59e11) is None
+    True
+    """
+    if not isinstance(notes, str) or not (compute > 0) or not _GEOMETRIC.search(notes) or _INTERVAL.search(notes):
+        return None
+    figures = [v for v in _estimates(notes)
+               if abs(math.log(v / compute)) > _GEOMETRIC_MATCH and abs(math.log(v / compute)) < math.log(1e4)]
+    best: tuple[float, float, float] | None = None
+    for i, a in enumerate(figures):
+        for b in figures[i + 1:]:
+            off = abs(0.5 * math.log(a * b / compute ** 2))
+            if off <= _GEOMETRIC_MATCH and (best is None or off < best[0]):
+                best = (off, max(a, b), min(a, b))
+    return None if best is None else (best[1], best[2])
+
+
+def geometric_means(notes: pd.Series, compute: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`geometric_mean` for a column, once per distinct (notes, compute) pair: (larger, smaller)
+    estimates, NaN where the notes state none."""
+    pairs = _per_distinct_pair(geometric_mean, notes, compute, empty=None)
+    high = np.array([p[0] if p else np.nan for p in pairs], dtype=float)
+    low = np.array([p[1] if p else np.nan for p in pairs], dtype=float)
+    return high, low
+
+
+def _per_distinct_pair(read: Callable[[object, float], object], notes: pd.Series, figures: np.ndarray,
+                       empty: object = "") -> np.ndarray:
     """``read(notes, figure)`` for every row, called once per distinct pair among the rows with notes and a
-    positive figure ("" for the others, which cost one vectorized test)."""
-    out = np.full(len(notes), "", dtype=object)
+    positive figure (``empty`` for the others, which cost one vectorized test)."""
+    out = np.full(len(notes), empty, dtype=object)
     has = notes.notna().to_numpy() & np.isfinite(figures) & (figures > 0)
     if has.any():
         keys = pd.Series(list(zip(notes.to_numpy(dtype=object)[has], figures[has])), dtype=object)
-        out[has] = map_unique(keys, lambda k: "" if k is None else read(k[0], k[1])).to_numpy(dtype=object)
+        out[has] = map_unique(keys, lambda k: empty if k is None else read(k[0], k[1])).to_numpy(dtype=object)
     return out

@@ -29,7 +29,7 @@ from audit import formatting as fmt
 from audit.columns import map_unique
 from audit.config import Config
 from audit.findings import SEVERITIES, concat_findings, findings_frame
-from audit.notes import compute_sum, dataset_units
+from audit.notes import TOKENS_SEEN_HOW, compute_sum, dataset_units
 from audit.quantities import label
 from audit.flops import ARCHITECTURE_CONVENTIONS
 from audit.state import WorkState, effective_params
@@ -449,6 +449,8 @@ class RelationRule(Rule):
                 visit("n_eff", depth + 1)
             elif name == "n_eff":
                 visit(str(how), depth + 1) if how in ("params", "active_params") else None
+            elif str(how).startswith("dataset_size"):  # dataset tokens, or D read from the dataset's notes
+                visit("dataset_size", depth + 1)
 
         for name in cls.relation.quantities:
             visit(name, 0)
@@ -1721,13 +1723,14 @@ class MemoryFit(Rule):
         mem = float(result.cell("q", row, "memory_per_chip"))
         base = (f"training state {cls._state_text(result, row)} needs at least {int(f['expected']):,} × "
                 f"{fmt.sig(mem / 1e9, 4)} GB")
-        chips = fmt.count(float(f["claimed"]))
+        n = float(f["claimed"])
+        chips = f"{fmt.count(n)} chip" if n == 1 else f"{fmt.count(n)} chips"
         if f["severity"] == "ok":
-            return f"{chips} chips hold the {base}"
+            return f"{chips} {'holds' if n == 1 else 'hold'} the {base}"
         if f["severity"] == "info":
-            return (f"{chips} chips cannot hold the full {base}, but they hold the weights: offloading, an 8-bit "
+            return (f"{chips} cannot hold the full {base}, but they hold the weights: offloading, an 8-bit "
                     f"optimizer or sharded state, worth a sentence in the report")
-        return (f"{chips} chips cannot hold even the 16-bit weights, let alone the {base} (a wrong chip count or "
+        return (f"{chips} cannot hold even the 16-bit weights, let alone the {base} (a wrong chip count or "
                 f"model size?)")
 
     @classmethod
@@ -2107,7 +2110,8 @@ class DatasetUnit(Rule):
     ("2,500M words", "3.2e10 tokens", "879k ... examples"), or a tag at their start ("[WORDS]") names it
     (:mod:`audit.notes`). Words are read as 4/3 tokens each; examples, sentence pairs, images and the like are
     not tokens, so 6·N·D is not formed from them, even for a language model. Read for language models and for
-    protein and genome models (domain Biology) only.
+    protein and genome models (domain Biology) only. Notes that call the figure the tokens a training processed
+    ("the model saw 26B tokens", "pre-trained on 15.5T tokens") give D itself when no epochs are stated.
 
     **Why it matters.** Counting words, examples or sentence pairs as tokens makes C = 6·N·D fail on honest
     rows (BIDAF's 879k question-answer examples gave a compute "31,600 times" 6ND), and the reverse hides real
@@ -2139,6 +2143,8 @@ class DatasetUnit(Rule):
         sizes = state.col("dataset_size")
         stated = state.source["dataset_size"].to_numpy(dtype=object) == "claimed"
         units = dataset_units(text("domain"), text("task"), notes, np.where(stated, sizes, np.nan))
+        seen = (units == "tokens") & (state.how["tokens"].to_numpy(dtype=object) == TOKENS_SEEN_HOW)
+        units = np.where(seen, "tokens seen", units)
         rows = np.flatnonzero(units != "")
         if len(rows) == 0:
             return None
@@ -2154,6 +2160,9 @@ class DatasetUnit(Rule):
                     f"{fmt.value('dataset_tokens', float(f['expected']))} tokens (4/3 tokens per word)")
         if unit == "tokens":
             return f"the dataset size {size} counts tokens, as its notes say"
+        if unit == "tokens seen":
+            return (f"the dataset size {size} counts the tokens seen in training, as its notes say: without stated "
+                    f"epochs, D = {size}")
         return (f"the dataset size {size} counts datapoints that are not tokens (examples, sentence pairs, images), "
                 f"as its notes say: C = 6·N·D is not formed from it")
 
@@ -2199,6 +2208,81 @@ class ComputeStages(Rule):
         return (f"the compute {fmt.value('compute_flops', float(f['claimed']))} is a sum of stages in its notes "
                 f"({f['detail']}): the claim's parameters, tokens and hardware describe one of them, so they bound "
                 f"it from below only")
+
+
+class ComputeEstimates(Rule):
+    """Two estimates of one compute, combined by their geometric mean, agree within a factor of 4.
+
+    **What it checks.** When the claim's ``compute_notes`` state its compute as the geometric mean of two
+    estimates (Epoch AI's practice when it has both a hardware estimate, chips × time × peak at an assumed
+    utilization, and a count of operations, 6·N·D or FLOPs per example; :func:`audit.notes.geometric_mean`),
+    that the two estimates agree within the tolerance. They estimate the same training, so they differ only by
+    the assumptions each makes.
+
+    **Why it matters.** A geometric mean hides a disagreement: estimates 100x apart give a compute 10x from
+    each, and a stated compute that agrees with nothing the row states. Each estimate rests on figures (hours,
+    chips, epochs, tokens per step) and on an assumed utilization; beyond a factor of 4 the utilization the two
+    imply together is below 8 % or above 100 % at the usual 30 % assumed, so one of those figures is wrong. A
+    claim whose ``confidence`` (Epoch's "Confidence") calls its compute speculative has said as much: its
+    disagreement is info.
+
+    **Example.** CNN Committee (NIST), Epoch's row: a GPU-hour estimate of 2.65e17 FLOP and a count of 2.6e15
+    FLOP (5.2 MFLOP per example × 3 × 800,000 × 30 epochs × 7 networks), 102x apart; their geometric mean
+    2.6e16 is the stated compute. RoBERTa Large: 1.66e22 and 4.36e21, 3.8x apart, agree within the tolerance.
+
+    **References.** Epoch AI, *Estimating training compute of deep learning models* (2022): the hardware and
+    the operation-counting methods, and the geometric mean when both are available.
+    """
+
+    code = "V006"
+    #: Its info (a speculative compute's estimates apart) checks nothing: it does not make a claim ``pass``.
+    note = True
+    name = "compute-estimates"
+    quantity = "compute_flops"
+    formula = "C = √(C₁ · C₂), C₁ / C₂ within the tolerance"
+    severity = "error"
+    stage = "check"
+    show_formula = True
+
+    @classmethod
+    def tolerance_text(cls, config: Config) -> str | None:
+        return _ratio_tolerance_text(cls, config)
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        high, low = state.compute_estimates()
+        rows = np.flatnonzero(~np.isnan(high))
+        if len(rows) == 0:
+            return None
+        ok, warn = state.config.tolerance(cls.code)
+        sev = severity_of_ratio(high[rows] / low[rows], ok, warn)
+        # A source that calls its own compute speculative has said that its estimates may disagree: info.
+        confidence = pd.Series(state.info("confidence"), dtype=object).iloc[rows]
+        speculative = confidence.str.contains("speculative", case=False, na=False).to_numpy(dtype=bool)
+        sev = np.where(speculative & (sev != "ok"), "info", sev)
+        return findings_frame(rows, cls.code, sev, "compute_flops", high[rows], low[rows],
+                              detail=np.where(speculative, "speculative", None))
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        high, low = float(f["claimed"]), float(f["expected"])
+        mean = fmt.value("compute_flops", math.sqrt(high * low))
+        pair = f"{fmt.value('compute_flops', high)} and {fmt.value('compute_flops', low)}"
+        if f["severity"] == "ok":
+            return (f"the compute {mean} is the geometric mean of two estimates in its notes, {pair}, which agree "
+                    f"(ratio {fmt.ratio(high / low)})")
+        if f["detail"] == "speculative":
+            return (f"the compute {mean} is the geometric mean of two estimates in its notes, {pair}, "
+                    f"{fmt.ratio(high / low)} apart, as its confidence (speculative) says it may be")
+        return (f"the compute {mean} is the geometric mean of two estimates in its notes, {pair}, "
+                f"{fmt.ratio(high / low)} apart: a figure or an assumption behind one of them is wrong, and the "
+                f"stated compute is uncertain by that factor")
+
+    @classmethod
+    def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
+        high, low = float(f["claimed"]), float(f["expected"])
+        return (f"C = √(C₁ · C₂) = √({fmt.operand('compute_flops', high)} · {fmt.operand('compute_flops', low)}) = "
+                f"{fmt.operand('compute_flops', math.sqrt(high * low))}; C₁ / C₂ = {fmt.ratio(high / low)}")
 
 
 __all__ = ["Rule", "RelationRule", "Relation", "RULES", "register", "unregister", "all_rules", "relation_rules",

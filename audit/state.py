@@ -17,7 +17,7 @@ from audit.catalog import Catalog
 from audit.claims import Claims
 from audit.config import Config
 from audit.columns import distinct_codes, distinct_pairs
-from audit.notes import compute_sums
+from audit.notes import compute_sums, geometric_means
 from audit.quantities import SPARSE_PATTERN
 
 
@@ -148,6 +148,15 @@ class WorkState:
                       index=self.claims.info.index, dtype=object),
             self.claims.values["compute_flops"].to_numpy(dtype=float)))
         return sums if self.rows is None else sums[self.rows]
+
+    def compute_estimates(self) -> tuple[np.ndarray, np.ndarray]:
+        """The two estimates (larger, smaller; NaN where none) whose geometric mean the claim's compute notes
+        state as its compute (:func:`audit.notes.geometric_mean`)."""
+        high, low = _claims_cache(self.claims, "compute_estimates", lambda: geometric_means(
+            pd.Series(self.claims.info["compute_notes"] if "compute_notes" in self.claims.info else None,
+                      index=self.claims.info.index, dtype=object),
+            self.claims.values["compute_flops"].to_numpy(dtype=float)))
+        return (high, low) if self.rows is None else (high[self.rows], low[self.rows])
 
     def total_only(self) -> np.ndarray:
         """Mixture-of-experts claims that do not state their active parameters: their N is a total, which bounds

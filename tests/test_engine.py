@@ -310,3 +310,18 @@ def test_a_throughput_per_gpu_is_multiplied_by_the_chips():
     assert claim["quantities"]["throughput_tokens_per_s"]["value"] == pytest.approx(380 * 2048)
     c004 = one_finding(claim, "C004")
     assert c004["severity"] == "ok" and c004["ratio"] == pytest.approx(1.4e12 / (380 * 2048 * 86400 * 21))
+
+
+def test_a_dataset_size_its_notes_call_tokens_seen_is_d_without_epochs():
+    # Minerva (Epoch's row, rounded): 6 x 540B x 26B = 8.424e22; the fine-tune compute 2.14e23 is 2.54x that.
+    claim = audit_one(params="540B", dataset_size=26e9, domain="Language", base_model="PaLM (540B)",
+                      finetune_compute_flops=2.14e23, compute_flops=2.74e24,
+                      dataset_notes="38.5B tokens - size of the dataset, the model saw 26B tokens in 399k steps")
+    assert claim["quantities"]["tokens"]["value"] == pytest.approx(26e9)
+    (c020,) = findings_of(claim, "C020")
+    assert c020["expected"] == pytest.approx(6 * 540e9 * 26e9)
+    assert c020["severity"] == "warning"
+    # The same size with stated epochs is a dataset's size: D = 26B x 2 epochs.
+    claim = audit_one(params="540B", dataset_size=26e9, epochs=2, domain="Language",
+                      dataset_notes="the model saw 26B tokens")
+    assert claim["quantities"]["tokens"]["value"] == pytest.approx(52e9)

@@ -6,7 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from audit.notes import OTHER, TOKENS, WORDS, compute_sum, compute_sums, unit_of, units_of
+from audit.notes import (OTHER, TOKENS, WORDS, compute_sum, compute_sums, geometric_mean, geometric_means, tokens_seen,
+                         unit_of,
+                         units_of)
 
 
 @pytest.mark.parametrize("notes, size, unit", [
@@ -65,3 +67,55 @@ def test_compute_sum_finds_a_sum_of_stages_equal_to_the_compute(notes, compute, 
 def test_compute_sums_of_a_column():
     notes = pd.Series(["1.07e23 + 6.2e22 = 1.69e23", None, "1.07e23 + 6.2e22 = 1.69e23"], dtype=object)
     assert list(compute_sums(notes, np.array([1.69e23, 1.69e23, np.nan]))) == ["1.07e23 + 6.2e22 = 1.69e23", "", ""]
+
+
+@pytest.mark.parametrize("notes, compute, found", [
+    # GShard (dense), Epoch's row: 235.5 TPU v3 core-years at 30 % against 6 x 2.3B x 1.2T tokens.
+    ("Hardware estimate: 235.5 * 365.25 * 24 * 3600 * (1.23e14 / 2) * 0.3 = 1.371e23 Footnote 10 indicates 300k "
+     "steps and 4M tokens/step -> 1.2T tokens Arithmetic estimate: 6 * 2.3B * 1.2T = 1.656e22 FLOPs Geometric mean: "
+     "sqrt(1.371e23 * 1.656e22) = 4.765e22", 4.765e22, (1.371e23, 1.656e22)),
+    # CNN Committee (MNIST): a long integer and its rounding both appear; sqrt(6.19e17 x 4.3757616e15) = 5.2e16.
+    ("7*14*60*60*(2*1580000000000+2*1345000000000)*0.3=6.19e17 Counting estimate: 50000 examples, 800 epochs "
+     "5209240*3*50000*800*7=4375761600000000=4.4e15 Geometric mean: sqrt(4.4e15*6.19e17)=5.2e16", 5.2e16,
+     (6.19e17, 4.3757616e15)),
+    # Written as x 10^: sqrt(4 x 10^22 x 1 x 10^22) = 2 x 10^22.
+    ("hardware 4 x 10^22, counted 1 x 10^22, geometric mean 2 x 10^22", 2e22, (4e22, 1e22)),
+    # Llama 3-70B: "between 0.38-0.41 MFU" reads as an interval, so nothing is read (deliberately narrow).
+    ("6 * 15T tokens * 70B parameters = 6.3e24 ... between 0.38-0.41 MFU ... = 9.808e24 Geometric mean: "
+     "sqrt(6.3e24 * 9.808e24) = 7.861e24", 7.861e24, None),
+    # No geometric mean spoken of: two figures whose mean happens to be the compute are not read.
+    ("hardware 4e22, counted 1e22", 2e22, None),
+    # Figures whose geometric mean is 2.6 % off the compute (sqrt(5.1e22 x 1e23) = 7.14e22 against 7.35e22): no.
+    ("5.1e22 FLOP ... 1e23 FLOP Geometric mean: 7.35e22", 7.35e22, None),
+])
+def test_geometric_mean_reads_two_estimates_back(notes, compute, found):
+    assert geometric_mean(notes, compute) == found
+
+
+def test_geometric_means_of_a_column():
+    notes = pd.Series(["sqrt(4e22 * 1e22) = 2e22", None, "sqrt(4e22 * 1e22) = 2e22"], dtype=object)
+    high, low = geometric_means(notes, np.array([2e22, 2e22, 3e22]))
+    assert list(high[[0]]) == [4e22] and list(low[[0]]) == [1e22]
+    assert np.isnan(high[1:]).all() and np.isnan(low[1:]).all()
+
+
+@pytest.mark.parametrize("notes, size, seen", [
+    # Minerva (Epoch's row): the size is the 26B tokens the model saw, not the 38.5B of the dataset.
+    ('"Our models were trained on a dataset of 38.5B tokens" + PaLM\n\nupd 38.5B tokens - sie of the dataset, the '
+     'model saw 26B tokens in 399k steps (see Table 2)', 2.6e10, True),
+    # Kimi K2: "pre-trained on 15.5T tokens".
+    ('"Kimi K2 was pre-trained on 15.5T tokens"', 1.55e13, True),
+    # PLATO-XL: "trained for a total of 150B tokens".
+    ('"In PLATO-XL, each model was trained for a total of 150B tokens, with a batch size of 2M tokens."', 1.5e11, True),
+    # Megatron-LM (1.2B): steps x sequences per batch x sequence length = 300,000 x 512 x 1,024 = 1.57e11.
+    ("300,000 *512*1,024 = 1.57e11 tokens", 1.57e11, True),
+    # MSA Transformer: alignments x sequences x length is the dataset's size, not tokens seen (no power of two).
+    ("26 million * 1192 * 300 = 9.3T tokens", 9.3e12, False),
+    # A dataset's size, however it is phrased.
+    ('"Our models were trained on a dataset of 38.5B tokens"', 3.85e10, False),
+    ("The dataset contains 1.4T tokens", 1.4e12, False),
+    # The figure seen is not the size (26B seen, size 38.5B).
+    ("the model saw 26B tokens", 3.85e10, False),
+])
+def test_tokens_seen_reads_a_size_that_is_the_tokens_a_training_processed(notes, size, seen):
+    assert tokens_seen(notes, size) is seen
