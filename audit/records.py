@@ -186,14 +186,23 @@ def _finding_dicts(result: AuditResult) -> dict[int, list[dict[str, Any]]]:
     groups = result.explanation_groups()
     claimed, expected, ratio = (_nums(frame[c]) for c in ("claimed", "expected", "ratio"))
     out: dict[int, list[dict[str, Any]]] = {}
-    for j, (i, f) in enumerate(zip(frame.index.tolist(), _records(frame))):
+    rows = _records(frame)
+    # Formulas a rule at a time, so that a rule reads its columns once for all its findings.
+    by_rule: dict[str, list[int]] = {}
+    for j, f in enumerate(rows):
+        by_rule.setdefault(f["rule"], []).append(j)
+    formulas: list[str] = [""] * len(rows)
+    for code, positions in by_rule.items():
+        for j, text in zip(positions, RULES[code].formula_texts(result, [rows[j] for j in positions])):
+            formulas[j] = text
+    for j, (i, f) in enumerate(zip(frame.index.tolist(), rows)):
         rule = RULES[f["rule"]]
         row = int(f["row"])
         where = groups.get(i)
         explanations = () if where is None else _explanations_at(result, where, f)
         record = {"claim_id": ids[row], "rule": rule.code, "name": rule.name, "severity": str(f["severity"]),
                   "quantity": str(f["quantity"]), "claimed": claimed[j], "expected": expected[j], "ratio": ratio[j],
-                  "message": rule.message(result, f), "formula": rule.formula_text(result, f),
+                  "message": rule.message(result, f), "formula": formulas[j],
                   "explanations": list(explanations),
                   "explanation": explanations[0]["text"] if explanations else None}
         group = out.get(row)

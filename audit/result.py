@@ -63,13 +63,19 @@ class AuditResult:
 
         Reads a cached numpy column (``DataFrame.at`` costs ~10 µs a call).
         """
+        arr = self._columns.get((table, col))
+        return (self.column(table, col) if arr is None else arr)[row]
+
+    def column(self, table: str, col: str) -> np.ndarray:
+        """A whole column of ``q``, ``source``, ``how``, ``hardware``, ``architecture``, ``info`` or ``text``, as
+        the numpy array :meth:`cell` reads (cached)."""
         key = (table, col)
         arr = self._columns.get(key)
         if arr is None:
             frame = {"info": self.claims.info, "text": self.claims.text}.get(table)
             frame = getattr(self, table) if frame is None else frame
             arr = self._columns[key] = frame[col].to_numpy()
-        return arr[row]
+        return arr
 
     def explanation_rows(self, finding_index: int) -> list[int]:
         """Positions in ``explanations`` of one finding's explanations, best first."""
