@@ -269,6 +269,11 @@ def _derivation(result: AuditResult, row: int, name: str, src: Any, how: Any, so
     return str(how) if how else None
 
 
+#: Quantities whose derivation :func:`_derivation` writes in words of its own, whatever derived them.
+_SPECIAL_DERIVATIONS = frozenset({"peak_flops_per_chip", "memory_per_chip", "flops_per_token", "recompute_factor",
+                                  "tokens_per_param", "training_state_bytes", "min_chips_memory"})
+
+
 def conventions_note(result: AuditResult, row: int) -> str:
     """The FLOPs per token used, and every other convention the claim's fields allow, side by side."""
     def arch(col: str) -> Any:
@@ -360,9 +365,32 @@ class _QuantityColumns:
             distinct = found[first].tolist()
             rounded = [_num(v) for v in distinct]
             shown = [fmt.value(name, v) for v in distinct]
+            made = self._relation_derivations(name, rows, sources, hows)
             for row, k, src in zip(rows.tolist(), inverse.ravel().tolist(), sources[rows].tolist()):
-                out[row][name] = self._record(row, name, unit, src, rounded[k], shown[k], hows, texts)
+                out[row][name] = self._record(row, name, unit, src, rounded[k], shown[k], hows, texts,
+                                              made.get(row))
         return out
+
+    def _relation_derivations(self, name: str, rows: np.ndarray, sources: np.ndarray,
+                              hows: np.ndarray) -> dict[int, str]:
+        """The derivations (:func:`derivation`) of the values of ``name`` that a relation derived, made a relation
+        at a time (:meth:`RelationRule.substituted_texts`); the others are made one by one."""
+        if name in _SPECIAL_DERIVATIONS:
+            return {}
+        groups: dict[str, list[int]] = {}
+        for row, src in zip(rows.tolist(), sources[rows].tolist()):
+            if src != "claimed" and src is not None and hows[row] != "split":
+                rule = RULES.get(str(hows[row]))
+                if rule is not None and issubclass(rule, RelationRule):
+                    groups.setdefault(rule.code, []).append(row)
+        made: dict[int, str] = {}
+        for code, members in groups.items():
+            rule = RULES[code]
+            # A relation solved for N fills the parameter count: its formula is the one for N (as _derivation).
+            subject = name if name in rule.relation.quantities else "n_eff"
+            for row, text in zip(members, rule.substituted_texts(self.result, members, subject)):  # type: ignore[attr-defined]
+                made[row] = f"{code}: {text}"
+        return made
 
     def records(self, row: int) -> dict[str, dict[str, Any]]:
         """:func:`quantity_records` of one row."""
@@ -378,14 +406,14 @@ class _QuantityColumns:
         return out
 
     def _record(self, row: int, name: str, unit: str, src: str, value: Any, display: str, hows: Any,
-                texts: Any) -> dict[str, Any]:
+                texts: Any, how_text: str | None = None) -> dict[str, Any]:
         """One quantity's record: its value, unit, source and display, with its text as stated or how it was
-        derived."""
+        derived (``how_text``: that derivation, when already made)."""
         rec: dict[str, Any] = {"value": value, "unit": unit, "source": src, "display": display}
         if src == "claimed":
             rec["text"] = texts[row] if texts is not None else None
         else:
-            rec["how"] = self.derivation(self.result, row, name, src, hows[row])
+            rec["how"] = how_text if how_text is not None else self.derivation(self.result, row, name, src, hows[row])
             if hows[row] in RULES:
                 rec["rule"] = hows[row]
         return rec

@@ -440,16 +440,30 @@ class RelationRule(Rule):
     def formula_texts(cls, result: "AuditResult", findings: Sequence[FindingRow]) -> list[str]:
         """:meth:`formula_text` of many findings: the relation's columns are read once, with numpy, for all of
         them (the same texts, about twice as fast for a large batch)."""
-        names = cls.relation.quantities
         rows = np.fromiter((int(f["row"]) for f in findings), dtype=np.int64, count=len(findings))
+        return cls._substituted_rows(result, rows, [str(f["quantity"]) for f in findings], marked=True)
+
+    @classmethod
+    def substituted_texts(cls, result: "AuditResult", rows: Sequence[int], subject: str) -> list[str]:
+        """:meth:`substituted` for ``subject`` with each claim's values in ``rows`` (the derivation of a value
+        this relation derived), the relation's columns read once for all."""
+        return cls._substituted_rows(result, np.asarray(rows, dtype=np.int64), [subject] * len(rows), marked=False)
+
+    @classmethod
+    def _substituted_rows(cls, result: "AuditResult", rows: np.ndarray, subjects: Sequence[str],
+                          marked: bool) -> list[str]:
+        """The substituted formula of each row for its subject; ``marked``: as :meth:`formula_text` writes it
+        (derived operands marked, N_active for a claim that states its active parameters), else as
+        :meth:`substituted` with the default symbols."""
+        names = cls.relation.quantities
         values = {n: result.column("q", n)[rows].astype(float).tolist() for n in names}
-        derived = {n: (result.column("source", n)[rows] == "derived").tolist() for n in names}
-        active = ((result.column("how", "n_eff")[rows] == "active_params").tolist() if "n_eff" in cls.symbols
-                  else [False] * len(rows))
+        no = [False] * len(rows)
+        derived = {n: (result.column("source", n)[rows] == "derived").tolist() if marked else no for n in names}
+        active = ((result.column("how", "n_eff")[rows] == "active_params").tolist()
+                  if marked and "n_eff" in cls.symbols else no)
         with_active = {**cls.symbols, "n_eff": "N_active"}
         out = []
-        for j, f in enumerate(findings):
-            subject = str(f["quantity"])
+        for j, subject in enumerate(subjects):
             symbolic, top, bottom = cls._template(subject, with_active if active[j] else cls.symbols)
             vals = {n: values[n][j] for n in names}
             operands = {n: fmt.operand(n, vals[n]) + ("*" if derived[n][j] else "") for n in names if n != subject}
