@@ -483,20 +483,28 @@ class RelationRule(Rule):
     def stated_figures(cls, result: "AuditResult", row: int) -> list[str]:
         """The stated figures a check of this relation ties together: each operand's own, or, for a derived one,
         the stated figures it was derived from (recursively through the relations that derived it)."""
-        memo = result._records.setdefault("stated_leaves", {})
-        found: dict[str, None] = {}
-        for name in cls.relation.quantities:
-            found.update(dict.fromkeys(_stated_leaves(result, row, name, memo, set())))
-        return list(found)
+        # What a claim's values come from depends only on its pattern of sources and derivations
+        # (AuditResult.derivation_patterns): walked once per pattern, not per claim.
+        pattern = int(result.derivation_patterns()[row])
+        figures = result._records.setdefault("stated_figures", {})
+        key = (cls, pattern)
+        known = figures.get(key)
+        if known is None:
+            memo = result._records.setdefault("stated_leaves", {})
+            found: dict[str, None] = {}
+            for name in cls.relation.quantities:
+                found.update(dict.fromkeys(_stated_leaves(result, row, name, memo, set(), pattern)))
+            known = figures[key] = list(found)
+        return list(known)
 
 
 def _stated_leaves(result: "AuditResult", row: int, name: str, memo: dict[tuple[int, str], tuple[str, ...]],
-                   active: set[str]) -> tuple[str, ...]:
+                   active: set[str], pattern: int) -> tuple[str, ...]:
     """The stated figures (and ``"datasheet"``) that one quantity of one claim comes from, in the order a
-    depth-first walk through the relations that derived it meets them, each once; remembered per (row, quantity),
-    since every check of a claim walks the same derivations. A quantity met again within its own walk (a cycle,
-    which derivations do not make) counts as stated."""
-    key = (row, name)
+    depth-first walk through the relations that derived it meets them, each once; remembered per (``pattern``,
+    quantity), since claims of one derivation pattern walk the same derivations. A quantity met again within its
+    own walk (a cycle, which derivations do not make) counts as stated."""
+    key = (pattern, name)
     known = memo.get(key)
     if known is not None:
         return known
@@ -519,7 +527,7 @@ def _stated_leaves(result: "AuditResult", row: int, name: str, memo: dict[tuple[
     active.add(name)
     leaves: dict[str, None] = {}
     for other in parents:
-        leaves.update(dict.fromkeys(_stated_leaves(result, row, other, memo, active)))
+        leaves.update(dict.fromkeys(_stated_leaves(result, row, other, memo, active, pattern)))
     active.discard(name)
     memo[key] = out = tuple(leaves)
     return out
