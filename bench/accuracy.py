@@ -2,7 +2,7 @@
 
     python bench/accuracy.py                 # measure and print
     python bench/accuracy.py --json out.json # also write the figures as JSON (for a before/after comparison)
-    python bench/accuracy.py --draw          # print the Epoch rows the seeded draw selects, and exit
+    python bench/accuracy.py --draw          # print the Epoch rows the two seeded draws select, and exit
 
 Labels live in ``bench/labels/`` (``epoch_sample.csv``, ``papers.csv``; how they were drawn and judged is in
 ``bench/labels/README.md``). The tool is run through its library API (``audit.api.check``) on Epoch AI's database,
@@ -12,8 +12,9 @@ input row, then by name, should ids change).
 A row is *flagged* when its status is ``warn``, ``fail`` or ``invalid``; ``pass`` and ``unchecked`` are not
 flags. Printed per set: labelled rows; precision of the flags (flagged rows judged inconsistent / flagged rows);
 recall (inconsistent rows flagged / inconsistent rows); ``fail`` and ``invalid`` verdicts on rows judged
-consistent; and every disagreement. For Epoch's file also: recall on the random sample alone (the flagged rows
-were added to the labels, which favours recall), recall on inconsistencies visible from the row's own columns,
+consistent; and every disagreement. For Epoch's file also: precision and recall on the random samples alone (the
+flagged rows were added to the labels, which favours recall), both draws together (seeds 2026 and 2027, 160 rows) and
+each draw alone, recall on inconsistencies visible from the row's own columns,
 precision without flags raised only by the hardware-catalog rules (H001-H003), and the share of rows naming
 hardware that resolve to a catalog accelerator.
 
@@ -37,9 +38,13 @@ LABELS = ROOT / "bench" / "labels"
 EPOCH = ROOT.parent / "shared" / "data" / "epoch" / "notable_ai_models.csv"
 PUBLISHED = ROOT.parent / "shared" / "reference" / "published_claims.csv"
 
-#: The seeded draw of the Epoch sample (see bench/labels/README.md).
+#: The seeded draws of the Epoch sample (see bench/labels/README.md): the first (seed 2026), then a second, independent
+#: one (seed 2027) from the eligible rows the first did not draw.
 SEED = 2026
 SAMPLE_SIZE = 80
+SEED2 = 2027
+SAMPLE_SIZE2 = 80
+DRAWS = ((SEED, SAMPLE_SIZE), (SEED2, SAMPLE_SIZE2))
 
 FLAGGED = {"warn", "fail", "invalid"}
 NOT_FLAGGED = {"pass", "unchecked"}
@@ -54,8 +59,8 @@ TARGETS = {
 }
 
 
-def draw_epoch_sample(path: Path = EPOCH, seed: int = SEED, size: int = SAMPLE_SIZE) -> list[int]:
-    """Positions (0-based data rows) of the seeded random sample of rows with enough figures for a check.
+def eligible_positions(path: Path = EPOCH) -> np.ndarray:
+    """Positions (0-based data rows, in file order) of the rows with enough figures for a check.
 
     Eligible: parameters + compute + dataset size (the 6·N·D check), or compute + hardware + training time +
     hardware quantity (the chip-hours check).
@@ -69,9 +74,42 @@ def draw_epoch_sample(path: Path = EPOCH, seed: int = SEED, size: int = SAMPLE_S
         & num("Training dataset size (gradients)").notna()
     hardware = num("Training compute (FLOP)").notna() & df["Training hardware"].notna() \
         & num("Training time (hours)").notna() & num("Hardware quantity").notna()
-    eligible = np.flatnonzero((six_nd | hardware).to_numpy())
+    return np.flatnonzero((six_nd | hardware).to_numpy())
+
+
+def draw_epoch_sample(path: Path = EPOCH, seed: int = SEED, size: int = SAMPLE_SIZE,
+                      exclude: frozenset[int] | set[int] = frozenset()) -> list[int]:
+    """Positions (0-based data rows) of a seeded random sample of the eligible rows, leaving out ``exclude``.
+
+    ``numpy.random.default_rng(seed).choice(candidates, size, replace=False)`` where ``candidates`` are the eligible
+    positions in file order without those in ``exclude``; returned sorted.
+    """
+    eligible = eligible_positions(path)
+    candidates = np.array([i for i in eligible if int(i) not in exclude], dtype=eligible.dtype)
     rng = np.random.default_rng(seed)
-    return sorted(int(i) for i in rng.choice(eligible, size=size, replace=False))
+    return sorted(int(i) for i in rng.choice(candidates, size=size, replace=False))
+
+
+def draw_epoch_samples(path: Path = EPOCH) -> dict[int, list[int]]:
+    """Every seeded draw, by seed: the first (seed 2026) from all eligible rows, each later one from the eligible rows
+    no earlier draw selected (so the draws are disjoint, and the first is unchanged by the later ones)."""
+    draws: dict[int, list[int]] = {}
+    taken: set[int] = set()
+    for seed, size in DRAWS:
+        draws[seed] = draw_epoch_sample(path, seed, size, exclude=frozenset(taken))
+        taken.update(draws[seed])
+    return draws
+
+
+def draw_seed(drawn: str) -> int | None:
+    """The seed of the random draw a label's ``drawn`` names: ``random``/``random+…`` (first draw, seed 2026),
+    ``random-2027``/``random-2027+…``; None for rows not drawn at random."""
+    head = str(drawn).split("+", 1)[0].strip()
+    if head == "random":
+        return SEED
+    if head.startswith("random-") and head[len("random-"):].isdigit():
+        return int(head[len("random-"):])
+    return None
 
 
 def read_labels(name: str) -> pd.DataFrame:
@@ -248,8 +286,11 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.draw:
         df = pd.read_csv(args.epoch)
-        for pos in draw_epoch_sample(Path(args.epoch)):
-            print(f"notable_ai_models.csv#{pos + 2}\t{df['Model'].iloc[pos]}")
+        for n, (seed, positions) in enumerate(draw_epoch_samples(Path(args.epoch)).items(), 1):
+            label = "random" if seed == SEED else f"random-{seed}"
+            print(f"# draw {n}: seed {seed}, {len(positions)} rows (labels: drawn = {label} or {label}+...)")
+            for pos in positions:
+                print(f"notable_ai_models.csv#{pos + 2}\t{df['Model'].iloc[pos]}\tseed {seed}")
         return 0
 
     print("train-audit accuracy benchmark (bench/accuracy.py)")
@@ -270,18 +311,35 @@ def main(argv: list[str] | None = None) -> int:
     flagged = status.isin(FLAGGED) | ~status.isin(FLAGGED | NOT_FLAGGED)
     bad = ~joined["consistent"]
     numeric = flagged & joined["rules"].map(lambda r: bool(r - CATALOG_RULES))
-    random = joined["drawn"].str.startswith("random")
+    seeds = joined["drawn"].map(draw_seed)
+    random = seeds.notna()
     detectable = bad & (joined["detectable_from_columns"] == "yes")
-    drawn_now = {f"notable_ai_models.csv#{p + 2}" for p in draw_epoch_sample(Path(args.epoch))}
-    drawn_labelled = set(joined.loc[random, "id"])
+    draws = draw_epoch_samples(Path(args.epoch))
+
+    def sample_figures(rows: pd.Series) -> dict:
+        return {
+            "rows": int(rows.sum()),
+            "inconsistent": int((rows & bad).sum()),
+            "flagged": int((rows & flagged).sum()),
+            "true_flags": int((rows & bad & flagged).sum()),
+            "precision": share(int((rows & bad & flagged).sum()), int((rows & flagged).sum())),
+            "recall": share(int((rows & bad & flagged).sum()), int((rows & bad).sum())),
+            "visible": int((rows & detectable).sum()),
+            "visible_flagged": int((rows & detectable & flagged).sum()),
+        }
+
+    both = sample_figures(random)
+    by_seed = {seed: sample_figures(seeds == seed) for seed in draws}
     m.update({
         "numeric_recall": share(int((numeric & bad).sum()), int(bad.sum())),
         "numeric_flagged": int(numeric.sum()),
         "numeric_precision": share(int((numeric & bad).sum()), int(numeric.sum())),
+        # both random draws together (seeds 2026 + 2027); each draw alone under random_by_seed
         "random_sample": int(random.sum()),
         "random_inconsistent": int((random & bad).sum()),
         "random_recall": share(int((random & bad & flagged).sum()), int((random & bad).sum())),
         "random_precision": share(int((random & bad & flagged).sum()), int((random & flagged).sum())),
+        "random_by_seed": {str(seed): figures for seed, figures in by_seed.items()},
         "detectable_recall": share(int((detectable & flagged).sum()), int(detectable.sum())),
         "unlabelled_flagged": len(unlabelled_flags),
     })
@@ -290,16 +348,33 @@ def main(argv: list[str] | None = None) -> int:
         f"    precision              {ratio(int((numeric & bad).sum()), int(numeric.sum()))}",
         f"    recall                 {ratio(int((numeric & bad).sum()), int(bad.sum()))}"
         f"  (inconsistent rows flagged by a numeric rule)",
-        f"  random sample alone ({m['random_sample']} rows, seed {SEED}):",
-        f"    precision              {ratio(int((random & bad & flagged).sum()), int((random & flagged).sum()))}",
-        f"    recall                 {ratio(int((random & bad & flagged).sum()), int((random & bad).sum()))}",
+        f"  random samples alone, both draws ({m['random_sample']} rows, seeds "
+        f"{' + '.join(str(seed) for seed in draws)}; {m['random_inconsistent']} inconsistent):",
+        f"    precision              {ratio(both['true_flags'], both['flagged'])}",
+        f"    recall                 {ratio(both['true_flags'], both['inconsistent'])}"
+        f"  (visible from the columns: {ratio(both['visible_flagged'], both['visible'])})",
+    ]
+    for seed, f in by_seed.items():
+        extra += [
+            f"  random draw seed {seed} alone ({f['rows']} rows, {f['inconsistent']} inconsistent):",
+            f"    precision              {ratio(f['true_flags'], f['flagged'])}",
+            f"    recall                 {ratio(f['true_flags'], f['inconsistent'])}"
+            f"  (visible from the columns: {ratio(f['visible_flagged'], f['visible'])})",
+        ]
+    extra += [
         f"  recall on inconsistencies visible from the row's own columns:",
         f"                           {ratio(int((detectable & flagged).sum()), int(detectable.sum()))}",
     ]
-    if drawn_now != drawn_labelled:
-        extra.append(f"  NOTE: the seeded draw and the labelled random sample differ "
-                     f"({len(drawn_now - drawn_labelled)} drawn rows unlabelled, "
-                     f"{len(drawn_labelled - drawn_now)} labelled rows not drawn): has the Epoch file changed?")
+    for seed, positions in draws.items():
+        drawn_now = {f"notable_ai_models.csv#{p + 2}" for p in positions}
+        drawn_labelled = set(joined.loc[seeds == seed, "id"])
+        if drawn_now != drawn_labelled:
+            extra.append(f"  NOTE: the seeded draw (seed {seed}) and its labelled random sample differ "
+                         f"({len(drawn_now - drawn_labelled)} drawn rows unlabelled, "
+                         f"{len(drawn_labelled - drawn_now)} labelled rows not drawn): has the Epoch file changed?")
+    stray = sorted(set(seeds.dropna().astype(int)) - set(draws))
+    if stray:
+        extra.append(f"  NOTE: labels name random draws this script does not make: seeds {stray}")
     if len(unlabelled_flags):
         extra.append(f"  flagged rows with no label: {len(unlabelled_flags)} (not in the figures above; label them in "
                      f"bench/labels/epoch_sample.csv):")
@@ -354,9 +429,10 @@ def main(argv: list[str] | None = None) -> int:
     rows = [
         (TARGETS["fails_on_consistent_papers"],
          f"{mp['fail_on_consistent']} fail, {mp['invalid_on_consistent']} invalid"),
-        (TARGETS["precision_epoch"], f"{pct(m['precision'])} (numeric flags only: {pct(m['numeric_precision'])})"),
+        (TARGETS["precision_epoch"], f"{pct(m['precision'])} (numeric flags only: {pct(m['numeric_precision'])}; "
+                                     f"random samples ({m['random_sample']} rows): {pct(m['random_precision'])})"),
         (TARGETS["recall_epoch"], f"{pct(m['recall'])} (by a numeric rule: {pct(m['numeric_recall'])}; "
-                                  f"random sample: {pct(m['random_recall'])}; "
+                                  f"random samples ({m['random_sample']} rows): {pct(m['random_recall'])}; "
                                   f"visible from the columns: {pct(m['detectable_recall'])})"),
         (TARGETS["hardware_resolution"], f"{pct(m['hardware_resolution'])} of rows naming hardware"),
     ]
