@@ -2306,8 +2306,9 @@ class ComputeEstimates(Rule):
     FLOP (5.2 MFLOP per example × 3 × 800,000 × 30 epochs × 7 networks), 102x apart; their geometric mean
     2.6e16 is the stated compute. RoBERTa Large: 1.66e22 and 4.36e21, 3.8x apart, agree within the tolerance.
 
-    **References.** Epoch AI, *Estimating training compute of deep learning models* (2022): the hardware and
-    the operation-counting methods, and the geometric mean when both are available.
+    **References.** Epoch AI, *Estimating training compute of deep learning models* (2022): the two methods,
+    counting operations and hardware time at an assumed utilization. Taking the geometric mean of both is the
+    practice of Epoch's notes themselves ("Geometric mean: sqrt(1.371e23 * 1.656e22) = 4.765e22", GShard's row).
     """
 
     code = "V006"
