@@ -26,6 +26,9 @@ Design rules:
   examples of what the field accepts.
 * A unit named in a column header (``Training time (hours)``) is passed as ``unit=``: bare numbers in the
   column are in that unit (its scale is read once from ``1 <unit>``), cells that write a unit keep theirs.
+* :func:`parse_series` reads each distinct cell once; with many distinct cells, those of the common shapes
+  (``7B``, ``871,170 GPU-hours``, ``46.2%``, plain numbers) are read together with Arrow's compute functions
+  (:func:`_parse_common`), to the same float and message as one by one (``tests/test_units_vectorized.py``).
 """
 
 from __future__ import annotations
@@ -927,7 +930,8 @@ def _plain_numbers(uniq: list) -> tuple[np.ndarray, np.ndarray] | None:
 
     Returns (mask over ``uniq``, float values of the masked cells), or None when no cell qualifies. numpy's
     string-to-float cast rounds correctly, like ``float()``, so the values are the ones :func:`parse_value`
-    gives; every other cell (units, thousands separators, ``nan``, whitespace) takes the full parser.
+    gives; every other cell (units, thousands separators, ``nan``, whitespace) takes the full parser. Used for
+    fewer than :data:`COMMON_FROM` distinct cells (more are read by :func:`_parse_common`).
     """
     if not uniq:
         return None
@@ -952,6 +956,131 @@ def _plain_numbers(uniq: list) -> tuple[np.ndarray, np.ndarray] | None:
     picked = [u for u, m in zip(uniq, mask) if m]
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         return mask, np.array(picked, dtype=str).astype(np.float64)
+
+
+#: Fewest distinct cells read by :func:`_parse_common` (below it, the per-cell parser costs less than starting
+#: Arrow's compute functions). Tests set it to 0 to read every case both ways.
+COMMON_FROM = 64
+
+#: The shapes most cells take, for :func:`_parse_common`: a decimal number (optional sign, thousands groups of
+#: three, decimals, an exponent) then unit text of ASCII letters, digits, ``%``, ``/`` and ``-`` in words separated
+#: by single spaces (``7B``, ``1.4T tokens``, ``871,170 GPU-hours``, ``46.2%``, ``21 days``). It is RE2 syntax
+#: (Arrow's engine), which has no lookahead: :data:`_NUM_RE`'s ``(?![0-9,])`` after thousands groups holds anyway,
+#: as only ``.``, ``e``, a space, a letter, ``%`` or the end may follow the number here. No whitespace around the
+#: cell, no character that :func:`_read_number` rewrites (dashes, superscripts, currency signs, ``^``, ``*``,
+#: ``×``, ``+`` after the sign) and no qualifier (it would start with a letter or a symbol).
+_COMMON_PATTERN = (r"^(?P<sign>[+-]?)(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]*)(?:\.(?P<frac>[0-9]*))?"
+                   r"(?:[eE](?P<esign>[+-]?)(?P<exp>[0-9]+))?"
+                   r"(?P<rest>(?: ?[A-Za-z%][A-Za-z0-9%/-]*(?: [A-Za-z0-9%/-]+)*)?)$")
+#: Unit text that could also be read as the number's exponent (``5e5-h``: the pattern may leave ``e5-h`` as the
+#: unit where :data:`_NUM_RE` takes ``e5``): such cells take the per-cell parser.
+_EXPONENT_LIKE_PATTERN = r"^[eE][+-]?[0-9]"
+#: A plain decimal number, :data:`_PLAIN_NUMBER_RE` in RE2 syntax: Arrow's cast reads it as ``float()`` does.
+_PLAIN_PATTERN = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
+#: Distinct cells per call of :func:`_parse_common`: at most 200 MB of text (:data:`MAX_TEXT_LEN` characters each).
+_COMMON_CHUNK = 1_000_000
+#: Longest exponent read here (digits); a longer one takes the per-cell parser (Python's int has no limit).
+_COMMON_EXP_DIGITS = 6
+
+
+@lru_cache(maxsize=4096)
+def _common_scale(rest: str, kind: str, header: _Scale | None) -> _Scale | None:
+    """The scale of the unit text after a number (``" GPU-hours"``), as :func:`_parse_one` applies it: under a
+    header unit a bare number (no unit text) takes the header's scale. None when the kind's reader refuses the
+    text: the cell then takes the per-cell parser, which words the message (with its hint)."""
+    rest = rest.strip()
+    if not rest and header is not None:
+        return header
+    try:
+        return _UNIT_READERS[kind](rest)
+    except _Reject:
+        return None
+
+
+def _parse_common(uniq: np.ndarray, kind: str, header: _Scale | None) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct cells of :data:`_COMMON_PATTERN`'s shapes, read together: which were read (a mask over ``uniq``)
+    and their values.
+
+    The cells are split by Arrow's regular-expression engine, each distinct unit text is read once by the kind's
+    reader, and the value is made as :func:`_value` makes it, as the decimal text
+    ``{sign}{digits}[.{frac}]e{exponent + the unit's power of ten}`` cast to float (Arrow's cast rounds
+    correctly, like ``float()``) then times the unit's ratio, so every value is the float :func:`parse_value`
+    gives, to the bit. Cells that are not text, not ASCII, longer than :data:`MAX_TEXT_LEN`, of another shape or
+    with a unit the reader refuses are left to the per-cell parser (mask False).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(uniq)
+    done = np.zeros(n, dtype=bool)
+    values = np.full(n, np.nan)
+    is_str = np.fromiter(map(type, uniq), dtype=object, count=n) == str
+    at = np.flatnonzero(is_str)
+    if len(at) == 0:
+        return done, values
+    strs = uniq[at].tolist()
+    ascii_ = np.fromiter(map(str.isascii, strs), dtype=bool, count=len(strs))
+    short = np.fromiter(map(len, strs), dtype=np.int64, count=len(strs)) <= MAX_TEXT_LEN
+    keep = ascii_ & short
+    if not keep.all():
+        at = at[keep]
+        strs = uniq[at].tolist()
+    if not strs:
+        return done, values
+    cells = pa.array(strs, type=pa.string())
+    # Plain numbers (most cells of a numeric column written as text) are cast as written, when a bare number's
+    # unit has no power of ten to fold into the exponent: one match without captures, one cast.
+    bare = _common_scale("", kind, header)
+    if bare is not None and bare[0] == 0:
+        plain = np.asarray(pc.match_substring_regex(cells, _PLAIN_PATTERN))
+        if plain.any():
+            number = np.asarray(pc.cast(cells.filter(pa.array(plain)), pa.float64()))
+            with np.errstate(over="ignore", invalid="ignore"):
+                number = number * float(bare[1]) / float(bare[2])
+            done[at[plain]] = True
+            values[at[plain]] = number
+            if plain.all():
+                return done, values
+            at = at[~plain]
+            cells = cells.filter(pa.array(~plain))
+    parts = pc.extract_regex(cells, _COMMON_PATTERN)
+    matched = np.asarray(parts.is_valid())
+    if not matched.any():
+        return done, values
+    at = at[matched]
+    parts = parts.filter(pa.array(matched))
+    field = {name: parts.field(name) for name in ("sign", "int", "frac", "esign", "exp", "rest")}
+    int_len = np.asarray(pc.utf8_length(field["int"]))
+    frac_len = np.asarray(pc.utf8_length(field["frac"]))
+    exp_len = np.asarray(pc.utf8_length(field["exp"]))
+    ambiguous = np.asarray(pc.match_substring_regex(field["rest"], _EXPONENT_LIKE_PATTERN)) & (exp_len == 0)
+    ok = ((int_len > 0) | (frac_len > 0)) & (exp_len <= _COMMON_EXP_DIGITS) & ~ambiguous
+    # Each distinct unit text is read once.
+    encoded = pc.dictionary_encode(field["rest"])
+    scales = [_common_scale(r, kind, header) for r in encoded.dictionary.to_pylist()]  # a few distinct units
+    codes = np.asarray(encoded.indices)
+    ok &= np.array([s is not None for s in scales], dtype=bool)[codes]
+    if not ok.any():
+        return done, values
+    unit_exp = np.array([s[0] if s else 0 for s in scales], dtype=np.int64)[codes[ok]]
+    unit_num = np.array([float(s[1]) if s else 1.0 for s in scales])[codes[ok]]
+    unit_den = np.array([float(s[2]) if s else 1.0 for s in scales])[codes[ok]]
+    pick = {name: arr.filter(pa.array(ok)) for name, arr in field.items()}
+    exp = np.asarray(pc.cast(pc.if_else(pc.equal(pick["exp"], ""), "0", pick["exp"]), pa.int64()))
+    exp = np.where(np.asarray(pc.equal(pick["esign"], "-")), -exp, exp) + unit_exp
+    # _read_number: digits are the integer part without separators, "0" when only a fraction is written; the
+    # mantissa has a point only when the fraction has digits ("5." is "5").
+    digits = pc.if_else(pc.equal(pick["int"], ""), "0", pc.replace_substring(pick["int"], ",", ""))
+    point = pc.if_else(pc.equal(pick["frac"], ""), "", pc.binary_join_element_wise(".", pick["frac"], ""))
+    text = pc.binary_join_element_wise(pick["sign"], digits, point, "e", pc.cast(pa.array(exp), pa.string()), "")
+    number = np.asarray(pc.cast(text, pa.float64()))
+    with np.errstate(over="ignore", invalid="ignore"):
+        # x * 1 / 1 is x for every float, so the ratio applies to all (as _value applies it to those with one).
+        number = number * unit_num / unit_den
+    rows = at[ok]
+    done[rows] = True
+    values[rows] = number
+    return done, values
 
 
 def parse_series(values: pd.Series, kind: str, unit: str | None = None) -> tuple[np.ndarray, pd.Series]:
@@ -1017,14 +1146,22 @@ def parse_series(values: pd.Series, kind: str, unit: str | None = None) -> tuple
     parsed_u = np.empty(len(uniq) + 1, dtype="float64")
     errors_u = np.empty(len(uniq) + 1, dtype=object)
     errors_u[:] = None
-    # Under a header unit with a power of ten (PF-days, %), plain numbers take the full parser, which folds the
-    # power into the decimal exponent as it does for "3.14 PF-days"; a float product could differ in the last bit.
-    plain = _plain_numbers(uniq) if header is None or header[0] == 0 else None
-    if plain is not None:
-        done, numbers_ = plain
-        parsed_u[:-1][done] = numbers_ if header is None else _scaled(numbers_, header)
-    else:
+    if len(uniq) >= COMMON_FROM:  # many distinct cells: the common shapes together, the others one by one below
+        cells = np.fromiter(uniq, dtype=object, count=len(uniq))
         done = np.zeros(len(uniq), dtype=bool)
+        for start in range(0, len(cells), _COMMON_CHUNK):  # an Arrow string array holds at most 2 GiB of text
+            part = slice(start, start + _COMMON_CHUNK)
+            done[part], parsed_u[:-1][part] = _parse_common(cells[part], kind, header)
+    else:
+        # Under a header unit with a power of ten (PF-days, %), plain numbers take the full parser, which folds the
+        # power into the decimal exponent as it does for "3.14 PF-days"; a float product could differ in the last
+        # bit.
+        plain = _plain_numbers(uniq) if header is None or header[0] == 0 else None
+        if plain is not None:
+            done, numbers_ = plain
+            parsed_u[:-1][done] = numbers_ if header is None else _scaled(numbers_, header)
+        else:
+            done = np.zeros(len(uniq), dtype=bool)
     for k in np.flatnonzero(~done):
         parsed_u[k], errors_u[k] = _parse_or_message(uniq[k], kind, header)
     parsed_u[-1] = np.nan  # code -1 (missing) indexes the last slot

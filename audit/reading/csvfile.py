@@ -35,7 +35,10 @@ def read_csv(path: Path, file: str, data: bytes | None = None, sep: str = ",") -
         sep, text = hint.group("sep"), text[hint.end():]
         if not text.strip():
             raise LoadError(file, f"no claims: the file has only the separator line {hint.group().strip()!r}")
-    options = dict(dtype=str, keep_default_na=False, sep=sep, skipinitialspace=True, index_col=False)
+    # Only an empty cell is missing ("NA", "null" stay text, read by the units parser); pandas' parser marks empty
+    # cells itself, which costs less than comparing every cell with "" afterwards.
+    options = dict(dtype=str, keep_default_na=False, na_values=[""], sep=sep, skipinitialspace=True,
+                   index_col=False)
     problems: list[tuple[int, str, str]] = []
     if _header_width(text, sep) > WIDE:  # pandas builds one Series per column: 7 s for 100,000 of them
         frame, problems = _read_wide_csv(text, file, sep)
@@ -58,14 +61,17 @@ def read_csv(path: Path, file: str, data: bytes | None = None, sep: str = ",") -
     other = _other_separator(frame, sep) if sep == "," and not hint else None
     if other:  # "id;params;tokens" as one column: a spreadsheet export with another separator
         return read_csv(path, file, data=text.encode("utf-8"), sep=other)
-    return _finish(frame, problems, file)
+    return _finish(frame, problems, file, empty_is_missing=True)
 
 
-def _finish(frame: pd.DataFrame, problems: list[tuple[int, str, str]], file: str) -> RawTable:
+def _finish(frame: pd.DataFrame, problems: list[tuple[int, str, str]], file: str,
+            empty_is_missing: bool = False) -> RawTable:
+    """Cells as Python strings with None for missing: an empty cell is missing (``empty_is_missing``: the parser
+    already made every empty cell missing)."""
     if len(frame) == 0:
         raise LoadError(file, f"no claims: the file has a header ({header_words(frame.columns)}) but no rows")
     frame = frame.astype(object)
-    frame = frame.where(frame.notna() & (frame != ""), None)
+    frame = frame.where(frame.notna() if empty_is_missing else frame.notna() & (frame != ""), None)
     frame = drop_empty_unnamed(frame)
     # Row numbers count the header as 1 (blank lines are skipped, as in a spreadsheet import).
     return RawTable(frame, problems, rows=np.arange(2, len(frame) + 2))

@@ -55,6 +55,20 @@ def _one_text(v: Any) -> str | None:
         return f"an integer of about {int(v.bit_length() * 0.30103):,} digits"
 
 
+def _distinct_texts(keys: np.ndarray, numbers: Any, to_text: Any) -> np.ndarray:
+    """``to_text`` of each number, made once per distinct number when numbers repeat (chip counts, layer
+    counts). ``keys``: int64 keys that tell the numbers apart exactly (a float's bits, so ``-0.0`` is not ``0.0``);
+    ``numbers(keys)`` turns keys back into the numbers."""
+    # A strided sample of 1,024 mostly distinct (measured floats): the numbers are too, and are not looked up.
+    sample = keys[:: max(1, len(keys) // 1024)]
+    if len(keys) < 2 or len(np.unique(sample)) > len(sample) // 2:
+        return np.array(list(map(to_text, numbers(keys).tolist())), dtype=object)
+    codes, uniques = pd.factorize(keys)
+    if len(uniques) > len(keys) // 2:  # mostly distinct: the look-up would cost more than it saves
+        return np.array(list(map(to_text, numbers(keys).tolist())), dtype=object)
+    return np.array(list(map(to_text, numbers(np.asarray(uniques)).tolist())), dtype=object)[codes]
+
+
 def _as_text(series: pd.Series) -> pd.Series:
     """Cells as display text (None when absent); numbers keep their shortest repr (as ``repr(float)``)."""
     dtype = series.dtype
@@ -63,8 +77,12 @@ def _as_text(series: pd.Series) -> pd.Series:
         # map() of a builtin over a list runs in C: no Python bytecode per row, and faster than numpy's str cast.
         if pd.api.types.is_float_dtype(dtype):
             arr = series.to_numpy(dtype=np.float64)
-            out = np.array(list(map(repr, arr.tolist())), dtype=object)
-            out[np.isnan(arr)] = None
+            present = np.flatnonzero(~np.isnan(arr))
+            out = np.full(len(arr), None, dtype=object)
+            out[present] = _distinct_texts(arr[present].view(np.int64), lambda bits: bits.view(np.float64), repr)
+        elif isinstance(dtype, np.dtype) and dtype.kind == "i":
+            arr = series.to_numpy()
+            out = _distinct_texts(arr.astype(np.int64, copy=False), lambda v: v, str)
         else:
             out = np.array(list(map(str, series.to_numpy().tolist())), dtype=object)
         return pd.Series(out, index=series.index, dtype=object)
@@ -75,6 +93,24 @@ def _as_text(series: pd.Series) -> pd.Series:
         if kind == "empty":
             return pd.Series(np.full(len(series), None, dtype=object), index=series.index, dtype=object)
     return map_unique(series, _one_text)
+
+
+def _text_lengths(texts: np.ndarray) -> np.ndarray:
+    """The length of each text (str, or None when absent: -1), with no Python code per cell."""
+    out = np.full(len(texts), -1, dtype=np.int64)
+    present = np.flatnonzero(pd.notna(texts))
+    out[present] = np.fromiter(map(len, texts[present].tolist()), dtype=np.int64, count=len(present))
+    return out
+
+
+def _blank(texts: np.ndarray) -> np.ndarray:
+    """Texts (str or None) that are absent, empty or only whitespace (what ``str.strip()`` leaves empty)."""
+    out = np.ones(len(texts), dtype=bool)
+    present = np.flatnonzero(pd.notna(texts))
+    given = texts[present].tolist()
+    out[present] = (np.fromiter(map(len, given), dtype=np.int64, count=len(given)) == 0) | np.fromiter(
+        map(str.isspace, given), dtype=bool, count=len(given))
+    return out
 
 
 def _header_unit_text(value: Any, unit: str) -> str | None:
@@ -195,15 +231,13 @@ def normalize(raw: RawTable) -> Claims:
         else:
             invalid_msgs.append(np.asarray(list(messages), dtype=object))
 
-    # Columns are collected in dicts and framed once: inserting them one by one costs more than parsing them.
-    value_cols: dict[str, np.ndarray] = {}
-    text_cols: dict[str, Any] = {}
-    nothing = np.full(n, None, dtype=object)
-    for name in INPUT_QUANTITIES:
+    # Columns are written into one array per frame (column-major), each wrapped once as a single block: inserting
+    # columns one by one, or framing a dict of them (pandas then copies them into a block), costs more than parsing.
+    value_a = np.full((n, len(INPUT_QUANTITIES)), np.nan, order="F")
+    text_a = np.full((n, len(INPUT_QUANTITIES)), None, dtype=object, order="F")
+    for j, name in enumerate(INPUT_QUANTITIES):
         q = BY_NAME[name]
         if name not in frame.columns:
-            value_cols[name] = np.full(n, np.nan)
-            text_cols[name] = nothing
             continue
         col = frame[name]
         cell_text = _as_text(col).to_numpy(dtype=object)
@@ -213,9 +247,13 @@ def normalize(raw: RawTable) -> Claims:
             parsed, errors = _parse_quantity(col, q.kind, *header_units, cell_text)
         else:
             parsed, errors = parse_series(col, q.kind)
-        text_cols[name] = cell_text
+        text_a[:, j] = cell_text
         parsed = np.asarray(parsed, dtype=float)
-        err_mask = errors.notna().to_numpy()
+        # A column of numbers (not booleans) reads with no error, and its text is None exactly where it holds NaN
+        # (:func:`_as_text`): neither needs a look at every cell.
+        numbers_only = (pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype)
+                        and not pd.api.types.is_complex_dtype(col.dtype))
+        err_mask = np.zeros(n, dtype=bool) if numbers_only else errors.notna().to_numpy()
         if err_mask.any():
             # A cell listing several figures ("2260275840,2290000001": Epoch AI gives alternatives so) is not a
             # malformed number: the same figure twice is that figure; different ones are not used, and said so.
@@ -239,7 +277,8 @@ def normalize(raw: RawTable) -> Claims:
         add_invalid(nonfinite, name, f"{q.label} is not a finite number")
         bad |= nonfinite | err_mask
         # Only cells that read as missing can be a written NaN; look at those alone.
-        maybe_nan = np.flatnonzero(np.isnan(parsed) & ~err_mask & pd.notna(cell_text))
+        maybe_nan = (np.empty(0, dtype=int) if numbers_only
+                     else np.flatnonzero(np.isnan(parsed) & ~err_mask & pd.notna(cell_text)))
         nan_text = np.zeros(n, dtype=bool)
         if len(maybe_nan):
             nan_text[maybe_nan] = [str(t).strip().lower() in ("nan", "-nan", "+nan") for t in cell_text[maybe_nan]]
@@ -269,16 +308,19 @@ def normalize(raw: RawTable) -> Claims:
             what = " (a fraction of an accelerator)" if name == "chips" else ""
             add_invalid(frac, name, f"{q.label} must be a whole number{what}")
             bad |= frac
-        value_cols[name] = np.where(bad, np.nan, parsed)
-    values = pd.DataFrame(value_cols, index=index)
-    text = pd.DataFrame(text_cols, index=index)
+        value_a[:, j] = np.where(bad, np.nan, parsed)
+    values = pd.DataFrame(value_a, index=index, columns=list(INPUT_QUANTITIES), dtype=float, copy=False)
+    text = pd.DataFrame(text_a, index=index, columns=list(INPUT_QUANTITIES), dtype=object, copy=False)
 
     files = raw.files if raw.files is not None else np.full(n, "", dtype=object)
     rows = raw.rows if raw.rows is not None else np.arange(1, n + 1)
-    info_cols: dict[str, Any] = {"file": np.asarray(files, dtype=object), "row": np.asarray(rows, dtype=int)}
-    for name in TEXT_FIELDS:
-        info_cols[name] = _as_text(frame[name]).to_numpy(dtype=object) if name in frame.columns else nothing.copy()
-    info = pd.DataFrame(info_cols, index=index)
+    info_a = np.full((n, 1 + len(TEXT_FIELDS)), None, dtype=object, order="F")
+    info_a[:, 0] = np.asarray(files, dtype=object)
+    for j, name in enumerate(TEXT_FIELDS, start=1):
+        if name in frame.columns:
+            info_a[:, j] = _as_text(frame[name]).to_numpy(dtype=object)
+    info = pd.DataFrame(info_a, index=index, columns=["file", *TEXT_FIELDS], dtype=object, copy=False)
+    info.insert(1, "row", np.asarray(rows, dtype=int))
     # Text fields: a boolean or structured value is not text; long values are invalid and cut for display.
     limits = _text_limits()
     for name in TEXT_FIELDS:
@@ -286,12 +328,12 @@ def normalize(raw: RawTable) -> Claims:
             continue
         add_invalid(_not_text(frame[name], name), name, f"{name} must be text")
         limit = limits.get(name, 500)
-        too_long = (info[name].str.len() > limit).fillna(False).to_numpy(dtype=bool)
+        too_long = _text_lengths(info[name].to_numpy(dtype=object)) > limit
         if too_long.any():
             add_invalid(too_long, name, f"{name} is longer than {limit} characters")
             info.loc[too_long, name] = info.loc[too_long, name].map(lambda t: t[:limit] + "…")
     # Identity: a claim without an id is named by its file and row.
-    missing_id = (info["id"].isna() | (info["id"].astype(str).str.strip() == "")).to_numpy(dtype=bool)
+    missing_id = _blank(info["id"].to_numpy(dtype=object))
     if missing_id.any():
         names = map_unique(info["file"], lambda f: Path(str(f)).name if f else "row")
         info.loc[missing_id, "id"] = names[missing_id] + "#" + info.loc[missing_id, "row"].astype(str)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -12,6 +13,9 @@ from audit.claims import RawTable
 from audit.reading.common import first_line, header_words, mangle
 from audit.reading.errors import LoadError
 from audit.reading.registry import Reader, register
+
+if TYPE_CHECKING:  # pyarrow is imported on first Parquet input only
+    import pyarrow as pa
 
 __all__ = ["raw_from_arrow", "read_parquet"]
 
@@ -46,24 +50,43 @@ def raw_from_arrow(table: "pa.Table", file: str, first_row: int = 1) -> RawTable
         frame = table.to_pandas(integer_object_nulls=False, date_as_object=True)
     except (pa.ArrowException, ValueError, TypeError, OverflowError) as exc:
         raise LoadError(file, f"Parquet columns cannot be read: {first_line(exc)}") from None
-    frame = _object_columns(frame)
+    frame = _object_columns(frame, {name: table.schema.field(i).type for i, name in enumerate(names)})
     frame.index = range(len(frame))
     return RawTable(frame, rows=np.arange(first_row, first_row + len(frame)))
 
 
-def _object_columns(frame: pd.DataFrame) -> pd.DataFrame:
+def _as_is(arrow_type: "pa.DataType | None", dtype: object) -> bool:
+    """Whether a column converted by Arrow is already as :func:`_object_columns` makes it: text (Arrow gives Python
+    strings with None for missing) or only missing values, in an object column; or float64 numbers."""
+    import pyarrow as pa
+
+    if dtype == np.float64:
+        return True
+    return dtype == object and arrow_type is not None and (
+        pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type)
+        or getattr(pa.types, "is_string_view", lambda t: False)(arrow_type)  # pyarrow 16 and later
+        or pa.types.is_null(arrow_type))
+
+
+def _object_columns(frame: pd.DataFrame, arrow_types: dict[str, "pa.DataType"] | None = None) -> pd.DataFrame:
     """Numeric columns stay numeric (parsed with no Python loop); every other column becomes Python objects
-    with None for missing (categoricals, dates and nested values included)."""
+    with None for missing (categoricals, dates and nested values included). Columns already so (text and float64,
+    most of a file) are kept as they are, not copied; ``arrow_types``: each column's type in the Arrow table."""
+    arrow_types = arrow_types or {}
     out = {}
+    changed = False
     for col in frame.columns:
         series = frame[col]
         dtype = series.dtype
-        if (pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+        if _as_is(arrow_types.get(col), dtype) or (pd.api.types.is_integer_dtype(dtype)
+                                                    and not isinstance(dtype, pd.CategoricalDtype)):
+            out[col] = series
+        elif (pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
                 and not pd.api.types.is_complex_dtype(dtype) and not isinstance(dtype, pd.CategoricalDtype)):
-            out[col] = series.astype("float64") if not pd.api.types.is_integer_dtype(dtype) else series
+            out[col], changed = series.astype("float64"), True
         else:
-            out[col] = series.astype(object).where(series.notna(), None)
-    return pd.DataFrame(out, index=frame.index)
+            out[col], changed = series.astype(object).where(series.notna(), None), True
+    return pd.DataFrame(out, index=frame.index) if changed else frame
 
 
 register(Reader("parquet", (".parquet", ".pq"), read_parquet))
