@@ -214,14 +214,16 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     at = {c: j for j, c in enumerate(WORK_COLUMNS)}
     shape = (n, len(WORK_COLUMNS))
     q_a, precision_a = np.full(shape, np.nan, order="F"), np.zeros(shape, order="F")
-    source_a, how_a = np.full(shape, None, dtype=object, order="F"), np.full(shape, None, dtype=object, order="F")
+    # numpy fills a new object array with None (np.full would fill it a second time).
+    source_a, how_a = np.empty(shape, dtype=object, order="F"), np.empty(shape, dtype=object, order="F")
     for name in INPUT_QUANTITIES:
         values = claims.values[name].to_numpy(dtype=float)
         q_a[:, at[name]] = values
         stated = ~np.isnan(values)
         source_a[stated, at[name]] = "claimed"
-        # Whole-number quantities (chips, layers) are exact: "1 GPU" is not 0.5-1.5 GPUs.
-        if name in claims.text.columns and not BY_NAME[name].integer:
+        # Whole-number quantities (chips, layers) are exact: "1 GPU" is not 0.5-1.5 GPUs. A column no claim
+        # states has no precision to read (most of the input quantities, in most batches).
+        if name in claims.text.columns and not BY_NAME[name].integer and stated.any():
             precision_a[:, at[name]] = np.where(stated, log_half_widths(claims.text[name]), 0.0)
 
     hw = resolve_hardware(claims, catalog)
@@ -332,22 +334,24 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     frames.extend(_run(rule, state) for rule in rules_of_stage("check"))
     findings = concat_findings(frames)
     severity = pd.Categorical(findings["severity"], categories=list(SEVERITIES), ordered=True)
-    findings["severity"] = severity
     # Within a claim: the rules that lead (the outlier) first, then the worst findings first, then by rule (a
-    # stable sort on the keys row ↑, leads ↓, severity ↓ (a missing one last), rule ↑, as sort_values makes it).
-    leading = [code for code, rule in RULES.items() if rule.leads]
-    leads = findings["rule"].isin(leading).to_numpy(dtype=bool)
+    # stable sort on the keys row ↑, leads ↓, severity ↓ (a missing one last), rule ↑, as sort_values makes it),
+    # on one integer key holding the four.
     rule_code, rule_names = pd.factorize(findings["rule"].to_numpy(dtype=object))
     rank = np.empty(len(rule_names), dtype=np.int64)  # each distinct rule's place in sorted order
     rank[np.argsort(np.asarray(rule_names, dtype=object), kind="stable")] = np.arange(len(rule_names))
-    rule_rank = rank[rule_code]
+    leading = [code for code, rule in RULES.items() if rule.leads]
+    follows = ~np.isin(np.asarray(rule_names, dtype=object), leading)  # each distinct rule: not a leading one
     codes = np.asarray(severity.codes, dtype=np.int64)
-    order = np.lexsort((rule_rank, np.where(codes < 0, len(SEVERITIES), -codes), ~leads,
-                        findings["row"].to_numpy(dtype=np.int64)))
-    findings = findings.iloc[order]
-    findings.index = pd.RangeIndex(len(findings))
-    if list(findings.columns) != list(FINDING_COLUMNS):
-        findings = findings[list(FINDING_COLUMNS)]
+    worst_first = np.where(codes < 0, len(SEVERITIES), len(SEVERITIES) - 1 - codes)  # error first, missing last
+    rows = findings["row"].to_numpy(dtype=np.int64)
+    key = ((rows * 2 + follows[rule_code]) * (len(SEVERITIES) + 1) + worst_first) * max(len(rule_names), 1) \
+        + rank[rule_code]
+    order = np.argsort(key, kind="stable")
+    # The frame taken column by column (each its own block, as concat_findings made them).
+    columns = {c: findings[c].to_numpy()[order] for c in FINDING_COLUMNS if c != "severity"}
+    columns["severity"] = pd.Categorical.from_codes(cast(Any, codes[order]), dtype=severity.dtype)
+    findings = pd.DataFrame({c: columns[c] for c in FINDING_COLUMNS}, copy=False)
     return Evaluation(claims=claims, config=config, q=q, source=source, how=how, hardware=hw, architecture=arch,
                       findings=findings)
 
@@ -415,9 +419,24 @@ def _floats(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
     return values
 
 
+def _objects(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
+    """A work frame of objects (sources, notes), columns ``names``, as one writable array (rows × columns). It may
+    be the frame's own block: the relations write into it only what they also write back into the frame."""
+    values = frame.to_numpy(dtype=object) if list(frame.columns) == names else frame[names].to_numpy(dtype=object)
+    if not values.flags.writeable:
+        values = np.array(values, dtype=object, order="F", copy=True)
+    return values
+
+
 def _gather(values: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """``values[rows][:, cols]`` as a new row-major array, gathering whichever way is cheaper."""
+    """``values[rows][:, cols]`` as a new row-major array, gathering whichever way is cheaper (many rows of a
+    column-major array: column by column into the new array)."""
     if 4 * len(rows) >= len(values):
+        if values.flags.f_contiguous:
+            out = np.empty((len(rows), len(cols)), dtype=values.dtype)
+            for j, col in enumerate(np.asarray(cols).tolist()):
+                out[:, j] = values[rows, col]
+            return out
         return values[:, cols][rows]
     return values[rows[:, None], cols]
 
@@ -432,23 +451,31 @@ class _RelationPlan:
     derivable: np.ndarray  # per quantity: may be solved for (not catalog-only)
     moe: bool  # holds N or F per token (a mixture-of-experts claim without its active count is excluded)
     n_eff_at: int  # position of n_eff among the relation's quantities (-1: none)
+    applies: np.ndarray | None  # the rows it may derive or check on (None: every row)
+    upper: np.ndarray | None  # the rows on which it only bounds from above (RelationRule.upper_bound)
+    lower: np.ndarray | None  # ... from below (RelationRule.lower_bound)
 
 
 class _Claimed:
     """Which cells of the work columns are stated by the claim (``source == "claimed"``), one column at a time,
-    read from the source frame on first use and forgotten when the relations write into the column."""
+    read from the sources (rows × columns, ``at``: each column's position) on first use and kept up to date as
+    the relations write into them."""
 
-    def __init__(self, source: pd.DataFrame) -> None:
+    def __init__(self, source: np.ndarray, at: Mapping[str, int]) -> None:
         self.source = source
-        self.cache: dict[str, np.ndarray] = {}
+        self.at = at
+        self.cache: dict[int, np.ndarray] = {}
 
     def __call__(self, name: str) -> np.ndarray:
-        if name not in self.cache:
-            self.cache[name] = self.source[name].to_numpy(dtype=object) == "claimed"
-        return self.cache[name]
+        col = self.at[name]
+        if col not in self.cache:
+            self.cache[col] = self.source[:, col] == "claimed"
+        return self.cache[col]
 
-    def forget(self, name: str) -> None:
-        self.cache.pop(name, None)
+    def wrote(self, rows: np.ndarray, col: int, source: str) -> None:
+        """The cells at ``rows`` of column ``col`` now have the source ``source``."""
+        if col in self.cache:
+            self.cache[col][rows] = source == "claimed"
 
 
 def apply_relations(state: WorkState, preused: Mapping[str, np.ndarray] | None = None,
@@ -528,12 +555,14 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
     A shadow copy (:func:`shadow_of`) is derived in lockstep; a check that comes out the same in both copies
     follows from the derivations alone (a cycle of relations), so it is not recorded as a finding.
 
-    The values and precisions are taken from the state's frames once, as column-major arrays (a frame of one
-    block lends its own; the rules' masks read frames that are views of the arrays), and the columns the
-    relations wrote go back into the frames at the end; sources and notes are written into the frames as they are
-    derived. Each pass looks only at the rows a relation has not been used on yet and that changed since it last
-    looked at them. No step depends on another row: a claim's result is the same whatever claims it is solved
-    with (the outlier search stacks many variants of a claim in one call).
+    The values, precisions, sources and notes are taken from the state's frames once, as column-major arrays (a
+    frame of one block lends its own), and the columns the relations wrote go back into the frames at the end.
+    Each relation's masks (:meth:`RelationRule.applies`, ``upper_bound``, ``lower_bound``) are read once, before
+    any derivation: they depend on the claims' text, the expert and active parameter counts and how F per token
+    was found, none of which a relation writes (``tests/test_engine_speed.py`` holds them to it). Each pass looks
+    only at the rows a relation has not been used on yet and that changed since it last looked at them. No step
+    depends on another row: a claim's result is the same whatever claims it is solved with (the outlier search
+    stacks many variants of a claim in one call).
     """
     config = state.config
     rules = relation_rules()
@@ -545,22 +574,23 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
     view = dataclasses.replace(
         state, q=pd.DataFrame(q, index=state.q.index, columns=names, dtype=float, copy=False),
         precision=pd.DataFrame(precision, index=state.q.index, columns=names, dtype=float, copy=False))
-    source, how = state.source, state.how
-    claimed = _Claimed(source)
-    source_at = [source.columns.get_loc(c) for c in names]
-    how_at = [how.columns.get_loc(c) for c in names]
+    source = _objects(state.source, names)
+    how = _objects(state.how, names)
+    claimed = _Claimed(source, at)
     written: set[int] = set()
+    # Which columns hold a value on some row: a relation with two of them empty everywhere can neither derive
+    # nor check anywhere (most batches state none of the energy, cost or hardware-FLOPs figures).
+    has_value = ~np.isnan(q).all(axis=0)
     # Signatures of the checks recorded so far, per row: |shadow residual - residual| identifies the
     # combination of independent figures a check tests (up to sign). A later check with the same signature
     # tests the same thing by another path and would only repeat a finding.
     signatures = np.full((n, 2), np.nan)  # widened as checks are recorded (at most one per relation)
     recorded = np.zeros(n, dtype=int)
     used = {rule.code: np.zeros(n, dtype=bool) for rule in rules}
-    # Per row, how many times its values were derived into; per relation, the row's count and bounds when the
-    # relation last looked at it without effect (-1: never).
+    # Per row, how many times its values were derived into; per relation, the row's count when the relation last
+    # looked at it without effect (-1: never).
     version = np.zeros(n, dtype=np.int32)
     seen = {rule.code: np.full(n, -1, dtype=np.int32) for rule in rules}
-    seen_bounds = {rule.code: np.zeros(n, dtype=np.int8) for rule in rules}
     for code, mask in (preused or {}).items():
         if code in used:
             used[code] = used[code] | np.asarray(mask, dtype=bool)
@@ -568,54 +598,54 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
     # only the relation that can hold it as a bound (C001, RelationRule.upper_bound) uses it.
     sparse_unknown = view.total_only()
     any_sparse = bool(sparse_unknown.any())
-    plans = [_RelationPlan(rule=rule, cols=np.array([at[c] for c in rule.relation.quantities], dtype=np.intp),
-                           exps=rule.relation.powers,
-                           derivable=np.array([c not in CATALOG_ONLY for c in rule.relation.quantities]),
-                           moe=bool({"n_eff", "flops_per_token"} & set(rule.relation.quantities)),
-                           n_eff_at=list(rule.relation.quantities).index("n_eff")
-                           if "n_eff" in rule.relation.quantities else -1)
-             for rule in rules]
+    plans = []
+    for rule in rules:
+        moe = bool({"n_eff", "flops_per_token"} & set(rule.relation.quantities))
+        applies, upper, lower = rule.applies(view), rule.upper_bound(view), rule.lower_bound(view)
+        if any_sparse and moe and upper is None:
+            applies = ~sparse_unknown if applies is None else applies & ~sparse_unknown
+        plans.append(_RelationPlan(
+            rule=rule, cols=np.array([at[c] for c in rule.relation.quantities], dtype=np.intp),
+            exps=rule.relation.powers, derivable=np.array([c not in CATALOG_ONLY for c in rule.relation.quantities]),
+            moe=moe, n_eff_at=list(rule.relation.quantities).index("n_eff") if "n_eff" in rule.relation.quantities
+            else -1, applies=None if applies is None else np.asarray(applies, dtype=bool),
+            upper=None if upper is None else np.asarray(upper, dtype=bool),
+            lower=None if lower is None else np.asarray(lower, dtype=bool)))
     params_at, n_eff_col = at["params"], at["n_eff"]
     # The shadow copy holds only the columns the relations read or write (shadow_at: a column's place in it).
     kept = sorted({int(j) for plan in plans for j in plan.cols}
                   | {at[c] for c in ("params", "n_eff", "active_params", "flops_per_token")})
     shadow_at = np.full(len(names), -1, dtype=np.intp)
     shadow_at[kept] = np.arange(len(kept))
-    shadow = _shadow_array(q, how["flops_per_token"].to_numpy(dtype=object) == "6N", at, kept)
+    shadow = _shadow_array(q, how[:, at["flops_per_token"]] == "6N", at, kept)
 
     def remember(sel: np.ndarray, col: int) -> None:
         """Keep what the cells at ``sel`` of column ``col`` hold, before the relations write into them."""
         if undo is not None:
-            name = names[col]
-            undo.append(_Undo(rows=sel.copy(), column=name, value=q[sel, col].copy(),
-                              source=source[name].to_numpy(dtype=object)[sel],
-                              how=how[name].to_numpy(dtype=object)[sel], precision=precision[sel, col].copy()))
+            undo.append(_Undo(rows=sel.copy(), column=names[col], value=q[sel, col].copy(), source=source[sel, col],
+                              how=how[sel, col], precision=precision[sel, col].copy()))
 
     def mark(sel: np.ndarray, col: int, src: str, note: str) -> None:
-        """Record where a derived value came from, in the frames themselves."""
-        source.iloc[sel, source_at[col]] = src
-        how.iloc[sel, how_at[col]] = note
-        claimed.forget(names[col])
+        """Record where a derived value came from."""
+        source[sel, col] = src
+        how[sel, col] = note
+        claimed.wrote(sel, col, src)
         written.add(col)
+        has_value[col] = True
 
     for _ in range(len(rules) + 1):
         changed = False
         for plan in plans:
-            rule, cols, exps = plan.rule, plan.cols, plan.exps
-            applies = rule.applies(view)
-            upper, lower = rule.upper_bound(view), rule.lower_bound(view)
-            if any_sparse and plan.moe and upper is None:
-                applies = ~sparse_unknown if applies is None else applies & ~sparse_unknown
-            free = ~used[rule.code] if applies is None else ~used[rule.code] & applies
+            rule, cols, exps, upper, lower = plan.rule, plan.cols, plan.exps, plan.upper, plan.lower
+            free = ~used[rule.code] if plan.applies is None else ~used[rule.code] & plan.applies
             # A row this relation looked at without effect is looked at again only once a value of the row was
-            # derived since, or its bounds changed: nothing else decides whether the relation derives or checks.
-            bounds = np.zeros(n, dtype=np.int8)
-            for k, bound in enumerate((upper, lower)):
-                if bound is not None:
-                    bounds |= np.asarray(bound, dtype=np.int8) << k
-            free &= (seen[rule.code] != version) | (seen_bounds[rule.code] != bounds)
+            # derived since: nothing else decides whether the relation derives or checks (its masks are fixed).
+            free &= seen[rule.code] != version
             candidates = np.flatnonzero(free)
             if len(candidates) == 0:
+                continue
+            if int(has_value[cols].sum()) < len(cols) - 1:  # two unknowns or more on every row: looked at, idle
+                seen[rule.code][candidates] = version[candidates]
                 continue
             values = _gather(q, candidates, cols)
             unknown = np.isnan(values)
@@ -683,14 +713,14 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
                     collect(rule, rows, _Check(q, precision, at, claimed, config, upper, lower))
             idle = candidates[~used[rule.code][candidates]]  # looked at, neither derived nor checked
             seen[rule.code][idle] = version[idle]
-            seen_bounds[rule.code][idle] = bounds[idle]
         if not changed:
             break
     if written:
-        # The values and precisions back into the state's frames, in place (callers hold them), only the columns
-        # the relations wrote.
+        # Everything back into the state's frames, in place (callers hold them), only the columns the relations
+        # wrote.
         changed_at = sorted(written)
-        for frame, values in ((state.q, q), (state.precision, precision)):
+        for frame, values in ((state.q, q), (state.precision, precision), (state.source, source),
+                              (state.how, how)):
             frame.iloc[:, [frame.columns.get_loc(names[j]) for j in changed_at]] = values[:, changed_at]
 
 
@@ -712,7 +742,8 @@ class _Check:
         """One finding per row: the subject quantity (the first the claim states), its value and the expected
         one."""
         severity, subject_names, claimed, expected, detail = self.verdicts(rule, rows)
-        return findings_frame(rows, rule.code, severity, subject_names, claimed, expected, detail=detail)
+        return findings_frame(rows, rule.code, _severity_objects(severity), subject_names, claimed, expected,
+                              detail=detail)
 
     def verdicts(self, rule: type[RelationRule], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                                              np.ndarray, np.ndarray | None]:
@@ -720,6 +751,21 @@ class _Check:
         return _verdicts(rule, rows, self.q, self.precision, self.at, self.is_claimed, self.config,
                          None if self.upper is None else self.upper[rows],
                          None if self.lower is None else self.lower[rows])
+
+
+#: The severities as the findings hold them (one string object each, whatever the number of findings).
+_SEVERITY_OBJECTS = np.array(SEVERITIES, dtype=object)
+
+
+def _severity_objects(severity: np.ndarray) -> np.ndarray:
+    """A column of severities (text) as objects: each row the one string of its severity, rather than a string
+    made per row from a text array."""
+    codes = np.full(len(severity), -1, dtype=np.intp)
+    for k, name in enumerate(SEVERITIES):
+        codes[severity == name] = k
+    if (codes < 0).any():  # not a severity: as it is
+        return np.asarray(severity, dtype=object)
+    return _SEVERITY_OBJECTS[codes]
 
 
 def _verdicts(rule: type[RelationRule], rows: np.ndarray, q: np.ndarray, precision: np.ndarray,

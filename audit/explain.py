@@ -91,11 +91,21 @@ def _slip_fits(slip: str, pairs: tuple[np.ndarray, np.ndarray], pair_of: np.ndar
     return (want == 0.0) | (np.sign(log_r) == want)
 
 
+def _text_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize(values.astype(str))``: each cell's number among the distinct texts, in order of first
+    appearance, and those texts. A column of texts (rule codes, quantity names) is numbered as it is, without
+    making a text array of it first; any other value is read as its ``str``."""
+    codes, uniques = pd.factorize(values)
+    if (codes < 0).any() or not all(type(u) is str for u in uniques):
+        codes, uniques = pd.factorize(values.astype(str))
+    return codes, np.asarray(uniques, dtype=object)
+
+
 def _pairs(rules: np.ndarray, subjects: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
     """The distinct (rule, subject) pairs of findings (as text) and each finding's pair, without a Python step
     per finding."""
-    rule_of, rule_names = pd.factorize(rules.astype(str))
-    subject_of, subject_names = pd.factorize(subjects.astype(str))
+    rule_of, rule_names = _text_codes(rules)
+    subject_of, subject_names = _text_codes(subjects)
     rule_names, subject_names = np.asarray(rule_names, dtype=object), np.asarray(subject_names, dtype=object)
     pair_of, rule_at, subject_at = distinct_pairs(rule_of, subject_of, max(len(subject_names), 1))
     return (rule_names[rule_at], subject_names[subject_at]), pair_of
@@ -162,8 +172,8 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
     claimed = findings["claimed"].to_numpy(dtype=float)[target]
     rule_t = rules[target]
     # A utilization judged against a band: the correction must land inside the band.
-    band_rule = np.isin(rule_t, [code for code, rule in RULES.items() if rule.utilization])
-    which, codes = pd.factorize(rule_t.astype(str))
+    which, codes = _text_codes(rule_t)
+    band_rule = np.isin(codes, [code for code, rule in RULES.items() if rule.utilization])[which]
     ok_tol = np.array([config.tolerance(c)[0] for c in codes])[which]
     low, high = config.band
     log_r = np.log(np.abs(ratio))
@@ -222,15 +232,42 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
     parts.extend(_moe_hints(findings, target, q, evaluation))
     if not parts:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in EXPLANATION_COLUMNS})
-    out = pd.concat(parts, ignore_index=True)
-    out = out.sort_values(["finding", "score", "cause"], kind="stable")
-    # One story per finding: causes pointing the other way from the best one are dropped (never "too high by
-    # 4/3" beside "too low by 1.3" for the same figure).
-    best = out.groupby("finding")["direction"].transform("first")
-    out = out[np.sign(out["direction"].to_numpy(dtype=float)) == np.sign(best.to_numpy(dtype=float))]
-    out["rank"] = out.groupby("finding").cumcount() + 1
-    out = out[out["rank"] <= 3].reset_index(drop=True)
-    return out[list(EXPLANATION_COLUMNS)]
+    return _best_three(parts)
+
+
+def _best_three(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """The causes that fit (``parts``: frames of finding, cause, factor, direction, corrected, fit, score), at
+    most three per finding, best first: sorted by finding, score and cause (stable), and one story per finding:
+    causes pointing the other way from the best one are dropped (never "too high by 4/3" beside "too low by 1.3"
+    for the same figure). On whole columns, as ``sort_values`` and ``groupby`` would do it."""
+    names = ("finding", "cause", "factor", "direction", "corrected", "fit", "score")
+    col = {c: np.concatenate([p[c].to_numpy() for p in parts]) for c in names}
+    if np.isnan(col["direction"]).any():  # "the first direction" of a finding skips a missing one: pandas' way
+        out = pd.DataFrame(col).sort_values(["finding", "score", "cause"], kind="stable")
+        best = out.groupby("finding")["direction"].transform("first")
+        out = out[np.sign(out["direction"].to_numpy(dtype=float)) == np.sign(best.to_numpy(dtype=float))]
+        out["rank"] = out.groupby("finding").cumcount() + 1
+        out = out[out["rank"] <= 3].reset_index(drop=True)
+        return out[list(EXPLANATION_COLUMNS)]
+    cause_of, causes = pd.factorize(col["cause"])
+    cause_rank = np.empty(len(causes), dtype=np.int64)  # each cause's place in sorted order
+    cause_rank[np.argsort(np.asarray(causes, dtype=object), kind="stable")] = np.arange(len(causes))
+    # A stable sort on finding, score, cause (np.lexsort: the last key first; NaN scores last, as pandas puts
+    # them).
+    order = np.lexsort((cause_rank[cause_of], col["score"], col["finding"]))
+    finding, direction = col["finding"][order], col["direction"][order]
+    first = np.r_[True, finding[1:] != finding[:-1]]
+    best = direction[first][np.cumsum(first) - 1]  # each finding's first (best) direction
+    keep = np.sign(direction) == np.sign(best)
+    order, finding = order[keep], finding[keep]
+    first = np.r_[True, finding[1:] != finding[:-1]]
+    position = np.arange(len(finding))
+    rank = position - np.maximum.accumulate(np.where(first, position, 0)) + 1  # 1, 2, ... within each finding
+    top = rank <= 3
+    order = order[top]
+    taken = {c: col[c][order] for c in names}
+    taken["rank"] = rank[top].astype(np.int64)
+    return pd.DataFrame({c: taken[c] for c in EXPLANATION_COLUMNS}, copy=False)
 
 
 def _moe_hints(findings: pd.DataFrame, target: np.ndarray, q: pd.DataFrame, evaluation: Evaluation

@@ -55,19 +55,20 @@ def findings_frame(rows: np.ndarray, rule: str, severity: np.ndarray | str, quan
     expected_a = column(expected, float)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = claimed_a / expected_a
-    objects = np.empty(n, dtype=object)
+    # Every column is a new array: the frame takes them as they are (copy=False), one block each, never stacked
+    # into blocks of a kind (a copy of every cell, which costs more than making the frame on a large batch).
     return pd.DataFrame({
         "row": np.asarray(rows).astype(int),
-        "rule": rule,
+        "rule": np.full(n, rule, dtype=object),
         "severity": column(severity, object),
         "quantity": column(quantity, object),
         "claimed": claimed_a,
         "expected": expected_a,
         "ratio": ratio,
         "detail": column(detail, object),
-        "candidates": objects.copy() if candidates is None else object_array(candidates),
-        "implied": objects.copy() if implied is None else object_array(implied),
-    })
+        "candidates": np.full(n, None, dtype=object) if candidates is None else object_array(candidates),
+        "implied": np.full(n, None, dtype=object) if implied is None else object_array(implied),
+    }, copy=False)
 
 
 def object_array(values: Sequence[Any]) -> np.ndarray:
@@ -84,7 +85,7 @@ def concat_findings(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     frames = [f for f in frames if f is not None and len(f)]
     if not frames:
         return empty_findings()
-    return pd.DataFrame({c: np.concatenate([f[c].to_numpy() for f in frames]) for c in FINDING_COLUMNS})
+    return pd.DataFrame({c: np.concatenate([f[c].to_numpy() for f in frames]) for c in FINDING_COLUMNS}, copy=False)
 
 
 def empty_findings() -> pd.DataFrame:
@@ -102,16 +103,27 @@ def status_of(findings: pd.DataFrame, n: int, notes: np.ndarray | None = None) -
     if len(findings):
         rank = findings["severity"].cat.codes.to_numpy()
         rows = findings["row"].to_numpy(dtype=int)
+        # Each claim's worst severity: the rows of each severity marked in increasing order (the last mark is the
+        # worst), which np.maximum.at would do one finding at a time.
         worst = np.full(n, -1)
-        np.maximum.at(worst, rows, rank)
+        for level in range(len(SEVERITIES)):
+            worst[rows[rank == level]] = level
         checked = np.zeros(n, dtype=bool)
         is_check = np.ones(len(findings), dtype=bool) if notes is None else ~np.asarray(notes, dtype=bool)
         checked[rows[is_check | (rank >= SEVERITY_RANK["warning"])]] = True
         status = np.where(worst >= SEVERITY_RANK["error"], "fail",
                           np.where(worst >= SEVERITY_RANK["warning"], "warn",
                                    np.where(checked, "pass", "unchecked"))).astype(object)
-        status[rows[(findings["rule"] == "V001").to_numpy()]] = "invalid"
+        status[rows[rule_is(findings, ["V001"])]] = "invalid"
     return pd.Series(status, dtype=object)
+
+
+def rule_is(findings: pd.DataFrame, codes: Sequence[str]) -> np.ndarray:
+    """Which findings are of one of the rules ``codes``: ``findings["rule"].isin(codes)``, tested once per distinct
+    rule (a batch has a few dozen rules and millions of findings)."""
+    which, rules = pd.factorize(findings["rule"].to_numpy(dtype=object))
+    hit = np.array([rule in codes for rule in rules] + [False], dtype=bool)  # a missing rule (-1): no
+    return hit[which]
 
 
 def worst_status(status: pd.Series, other: pd.Series, into: np.ndarray) -> pd.Series:

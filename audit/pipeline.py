@@ -18,7 +18,7 @@ from audit.claims import Claims
 from audit.config import Config
 from audit.engine import evaluate
 from audit.explain import explain
-from audit.findings import status_of, worst_status
+from audit.findings import rule_is, status_of, worst_status
 from audit.reading import claims_from_records
 from audit.result import AuditResult
 from audit.rules import RULES
@@ -57,7 +57,7 @@ def _audit(claims: Claims, config: Config, catalog: Catalog, prefill: Mapping[st
            used: Mapping[str, np.ndarray], phase_result: AuditResult | None = None,
            parent: np.ndarray | None = None) -> AuditResult:
     ev = evaluate(claims, config, catalog, used=used, prefill=prefill)
-    notes = ev.findings["rule"].isin([code for code, rule in RULES.items() if rule.note]).to_numpy()
+    notes = rule_is(ev.findings, [code for code, rule in RULES.items() if rule.note])
     status = status_of(ev.findings, len(claims), notes)
     if phase_result is not None and parent is not None:
         status = worst_status(status, phase_result.status, parent)  # a run is as bad as its worst phase

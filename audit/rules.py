@@ -90,16 +90,44 @@ class Relation:
         """Solve each row of ``values`` (rows × quantities) for its ``target`` column:
         x_t = k^(1/e_t) · Π_{i≠t} x_i^(-e_i/e_t).
 
-        Computed with products (not exp/log) so that a copied or simple value stays exact to the last bit.
+        Computed with products (not exp/log) so that a copied or simple value stays exact to the last bit: per
+        target, the terms are multiplied left to right, each ``x_i^p`` by the C library's ``pow`` (a power of 1 is
+        the value itself, as ``pow`` gives it), then times ``k^(1/e_t)``. Whole columns, no matrix of terms.
         """
-        exps = self.powers
-        e_t = exps[target][:, None]
-        powers = -exps[None, :] / e_t
-        cols = np.arange(values.shape[1])[None, :]
-        powers = np.where(cols == target[:, None], 0.0, powers)
+
+        def power(x: np.ndarray, p: float) -> np.ndarray:
+            """``pow`` of each element. Never numpy's shortcut for a one-element exponent (``1/x`` for -1,
+            ``x*x`` for 2, which may differ from ``pow`` in the last bit): the exponent is a whole column, and a
+            one-element operand (passed with stride 0) is padded to two."""
+            if len(x) == 1:
+                return np.power(np.repeat(x, 2), np.full(2, p))[:1]
+            return np.power(x, np.full(len(x), p))
+
+        exponents = [e for _, e in self.exponents]
+        target = np.asarray(target)
+        n = len(values)
+        out = np.empty(n)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            terms = np.where(powers == 0, 1.0, np.power(np.where(powers == 0, 1.0, values), powers))
-            return self.constant ** (1.0 / e_t[:, 0]) * np.prod(terms, axis=1)
+            for t, e_t in enumerate(exponents):
+                rows = np.flatnonzero(target == t)
+                if len(rows) == 0:
+                    continue
+                every = len(rows) == n
+                product: np.ndarray | None = None
+                for i, e in enumerate(exponents):
+                    p = -e / e_t
+                    if i == t or p == 0:
+                        continue
+                    x = np.ascontiguousarray(values[:, i]) if every else values[rows, i]
+                    term = x if p == 1.0 else power(x, p)
+                    product = term if product is None else product * term
+                inverse = 1.0 / e_t
+                # k^(1/e_t): one row is computed as numpy computes a one-element exponent (its shortcut), more
+                # rows by pow.
+                scale = (np.power(self.constant, np.array([inverse]))[0] if n == 1
+                         else power(np.full(2, self.constant), inverse)[0])
+                out[rows] = scale * (np.ones(len(rows)) if product is None else product)
+        return out
 
     def solve_one(self, subject: str, values: Mapping[str, float]) -> float:
         """The value of ``subject`` that the other quantities' ``values`` imply.
@@ -1375,9 +1403,19 @@ class Outlier(Rule):
                 size = 0
             groups[-1].append(k)
             size += len(rows)
+        # The columns with a value on some affected claim: the others are empty in every variant too (most of the
+        # work columns, in most batches) and are filled, not copied.
+        filled = (~np.isnan(q0).all(axis=0),
+                  np.array([s0[:, j].tolist().count(None) < len(s0) for j in range(s0.shape[1])], dtype=bool),
+                  np.array([h0[:, j].tolist().count(None) < len(h0) for j in range(h0.shape[1])], dtype=bool),
+                  (p0 != 0).any(axis=0) | np.signbit(p0).any(axis=0))
+        # One buffer per work array, as large as the largest batch of variants, reused by every batch.
+        largest = max(sum(len(stated_rows[g]) for g in group) for group in groups) * len(columns)
+        buffers = tuple(np.empty(largest, dtype=values.dtype) for values in (q0, s0, h0, p0))
         for group in groups:
-            cls._resolve_without(state, bad_rows, (q0, s0, h0, p0), columns,
-                                 [(at[names[g]], g, stated_rows[g]) for g in group], fit, strong, implied_m)
+            cls._resolve_without(state, bad_rows, (q0, s0, h0, p0), filled, columns,
+                                 [(at[names[g]], g, stated_rows[g]) for g in group], fit, strong, implied_m,
+                                 buffers)
         # Prefer the figures whose removal also leaves a plausible utilization.
         fit = np.where(strong.any(axis=1)[:, None], strong, fit)
         local = np.flatnonzero(fit.sum(axis=1) >= 1)
@@ -1387,7 +1425,13 @@ class Outlier(Rule):
         # Each claim's suspects, grouped by their pattern (a handful of patterns, whatever the number of claims):
         # one tuple of names per pattern, the implied values taken by whole columns.
         fit_l = fit[local]
-        patterns, pattern_of = np.unique(fit_l, axis=0, return_inverse=True)
+        if fit_l.shape[1] <= 62:  # each row's pattern as one integer (the first figure the highest bit): the
+            # distinct integers in order are the distinct rows in np.unique(axis=0)'s order, found faster
+            bits = np.left_shift(1, np.arange(fit_l.shape[1] - 1, -1, -1, dtype=np.int64))
+            keys, pattern_of = np.unique(fit_l.astype(np.int64) @ bits, return_inverse=True)
+            patterns = (keys[:, None] & bits[None, :]) != 0
+        else:
+            patterns, pattern_of = np.unique(fit_l, axis=0, return_inverse=True)
         pattern_of = np.asarray(pattern_of).reshape(-1)
         cands = np.empty(len(local), dtype=object)
         values = np.empty(len(local), dtype=object)
@@ -1409,32 +1453,50 @@ class Outlier(Rule):
                               detail=others.astype(object), candidates=cands, implied=values)
 
     @staticmethod
-    def _take_rows(values: np.ndarray, blocks: list[np.ndarray]) -> np.ndarray:
-        """``values`` (rows × columns) at the rows of each block in turn (distinct, increasing positions), as a new
-        column-major array, taken column by column; a block of every row is copied whole."""
-        out = np.empty((sum(len(rows) for rows in blocks), values.shape[1]), dtype=values.dtype, order="F")
+    def _take_rows(values: np.ndarray, blocks: list[np.ndarray], filled: np.ndarray, empty: Any,
+                   buffer: np.ndarray | None = None) -> np.ndarray:
+        """``values`` (rows × columns) at the rows of each block in turn (distinct, increasing positions), as a
+        column-major array, taken column by column; a block of every row is copied whole. A column that is not
+        ``filled`` holds only ``empty`` (NaN, None, 0.0) and is made so, not copied. The array is new, or the start
+        of ``buffer`` (1-D, of the same dtype, large enough), every cell of which is written: the variants of one
+        batch after another reuse the memory (new memory costs more than writing it)."""
+        shape = (sum(len(rows) for rows in blocks), values.shape[1])
+        if buffer is not None:
+            out = buffer[:shape[0] * shape[1]].reshape(shape, order="F")
+            out[:, ~np.asarray(filled, dtype=bool)] = empty
+        elif values.dtype == object and empty is None:  # numpy fills a new object array with None itself
+            out = np.empty(shape, dtype=object, order="F")
+        else:
+            out = np.full(shape, empty, dtype=values.dtype, order="F")
+        columns = np.flatnonzero(filled).tolist()
         start = 0
         for rows in blocks:
             part = slice(start, start + len(rows))
             start += len(rows)
             every = len(rows) == len(values)
-            for j in range(values.shape[1]):
+            for j in columns:
                 out[part, j] = values[:, j] if every else values[rows, j]
         return out
 
     @classmethod
     def _resolve_without(cls, state: WorkState, bad_rows: np.ndarray,
-                         initial: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], columns: list[str],
+                         initial: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+                         filled: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], columns: list[str],
                          variants: list[tuple[int, int, np.ndarray]], fit: np.ndarray, strong: np.ndarray,
-                         implied: np.ndarray) -> None:
+                         implied: np.ndarray, buffers: tuple[np.ndarray, ...] | None = None) -> None:
         """Re-solve the affected claims without one stated figure, for several figures at once: ``variants`` holds
         (the figure's column, its index in ``fit``, the rows (positions in ``bad_rows``) that state it). Fills, on
         those rows, ``fit`` (the rest agree and no utilization exceeds 100 %), ``strong`` (and the utilization is
-        plausible) and ``implied`` (the value the rest imply for the figure)."""
+        plausible) and ``implied`` (the value the rest imply for the figure). ``filled`` marks, for each of the
+        ``initial`` arrays, the columns that hold a value (NaN, None and 0.0 are no value: a column of only those is
+        made, not copied); ``buffers``, when given, memory for the variants' work arrays (see :meth:`_take_rows`),
+        which they hold until the next call."""
         take = np.concatenate([rows for _, _, rows in variants])
         cleared = np.concatenate([np.full(len(rows), col) for col, _, rows in variants])
         stacked = np.arange(len(take))
-        q1, s1, h1, p1 = (cls._take_rows(values, [rows for _, _, rows in variants]) for values in initial)
+        q1, s1, h1, p1 = (cls._take_rows(values, [rows for _, _, rows in variants], has, empty, buffer)
+                          for values, has, empty, buffer in zip(initial, filled, (np.nan, None, None, 0.0),
+                                                                buffers or (None,) * 4))
         q1[stacked, cleared] = np.nan
         s1[stacked, cleared] = None
         h1[stacked, cleared] = None

@@ -62,6 +62,10 @@ _VECTOR_FROM = 2000
 #: The mantissa of :data:`_NUMBER` for ASCII text, in RE2 syntax (``\d`` is ASCII in RE2; Python's also matches
 #: other scripts' digits, so non-ASCII text is read by :func:`relative_half_width` itself).
 _MANTISSA_RE2 = r"(?P<mantissa>[0-9][0-9,]*(?:\.[0-9]*)?|\.[0-9]+)"
+#: The same match where no "." comes before it (anchored: about twice as fast). A match can only start at a digit
+#: or a ".", so where this one matches, it is the first match; where it does not (a "." without a digit before the
+#: number), the search above is run.
+_MANTISSA_FIRST_RE2 = r"^[^0-9.]*" + _MANTISSA_RE2
 #: :func:`_is_python_float_repr` in RE2 syntax (Python's ``\s`` on ASCII text: these eleven characters).
 _FLOAT_REPR_RE2 = r"^[\t\n\x0b\x0c\r\x1c-\x1f ]*[0-9]+\.0[\t\n\x0b\x0c\r\x1c-\x1f ]*$"
 
@@ -78,12 +82,21 @@ def relative_half_widths(texts: np.ndarray) -> np.ndarray:
     idx = np.flatnonzero(is_text)
     if len(idx) == 0:
         return out
-    arr = pa.array(texts[idx].tolist(), type=pa.string())
+    arr = pa.array(texts if len(idx) == len(texts) else texts[idx], type=pa.string())
     ascii_ = pc.string_is_ascii(arr).to_numpy(zero_copy_only=False)
-    found = pc.extract_regex(arr, _MANTISSA_RE2)
-    has = pc.is_valid(found).to_numpy(zero_copy_only=False) & ascii_
-    mantissa = pc.fill_null(pc.replace_substring(pc.struct_field(found, "mantissa"), ",", ""), "")
-    repr_ = pc.match_substring_regex(arr, _FLOAT_REPR_RE2).to_numpy(zero_copy_only=False)
+    first = pc.struct_field(pc.extract_regex(arr, _MANTISSA_FIRST_RE2), "mantissa")
+    missed = pc.is_null(first)
+    if pc.any(missed).as_py():
+        later = pc.struct_field(pc.extract_regex(pc.filter(arr, missed), _MANTISSA_RE2), "mantissa")
+        first = pc.replace_with_mask(first, missed, later)
+    has = pc.is_valid(first).to_numpy(zero_copy_only=False) & ascii_
+    mantissa = pc.fill_null(pc.replace_substring(first, ",", ""), "")
+    # A Python float's text ("2048.0") holds ".0": the pattern is tried only on the texts that do.
+    repr_ = pc.match_substring(arr, ".0").to_numpy(zero_copy_only=False)
+    if repr_.any():
+        maybe = np.flatnonzero(repr_)
+        repr_[maybe] = pc.match_substring_regex(arr.take(pa.array(maybe)), _FLOAT_REPR_RE2).to_numpy(
+            zero_copy_only=False)
     length = pc.utf8_length(mantissa).to_numpy(zero_copy_only=False).astype(np.int64)
     length = np.where(repr_, length - 2, length)  # "2048.0": the ".0" is not a stated digit
     mantissa = pc.if_else(pa.array(repr_), pc.utf8_slice_codeunits(mantissa, 0, -2), mantissa)
@@ -101,7 +114,13 @@ def relative_half_widths(texts: np.ndarray) -> np.ndarray:
 
 def log_half_widths(texts: pd.Series) -> np.ndarray:
     """Every cell's precision in log space, −ln(1 − δ) for δ = :func:`relative_half_width` (the wider side of
-    ln(1 ± δ)), once per distinct text. Log half-widths add up through products and quotients."""
+    ln(1 ± δ)), once per distinct text (or once per cell, when nearly every text is distinct: the texts of figures
+    read from number cells). Log half-widths add up through products and quotients."""
+    if texts.dtype == object and len(texts) >= 4 * _VECTOR_FROM:
+        head = texts.iloc[:_VECTOR_FROM]
+        if head.nunique() >= 0.9 * head.notna().sum() > 0:  # numbering the texts would not save reading them
+            delta = relative_half_widths(texts.to_numpy(dtype=object))
+            return -np.log1p(-np.minimum(delta, _MAX_HALF_WIDTH))
     codes, uniques = pd.factorize(texts, use_na_sentinel=True) if texts.dtype == object else (None, None)
     if codes is not None and len(uniques) >= _VECTOR_FROM:
         widths = np.append(relative_half_widths(np.asarray(uniques, dtype=object)), 0.0)
