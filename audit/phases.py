@@ -64,10 +64,11 @@ def expand(claims: Claims) -> Expansion | None:
     bad = [(i, p) for i, p in enumerate(parsed) if isinstance(p, str)]
     records: list[dict[str, Any]] = []
     parents: list[int] = []
-    for row, phases in enumerate(parsed):
-        if not isinstance(phases, list):
-            continue
-        inherited = _inherited(claims, row)
+    with_phases = [row for row, phases in enumerate(parsed) if isinstance(phases, list)]
+    inheritance = _inherited(claims, with_phases)
+    ids = claims.info["id"].to_numpy(dtype=object)
+    for row, inherited in zip(with_phases, inheritance):
+        phases = parsed[row]
         # A phase's own phases are not read (phases are one level deep): the run's phases field says so.
         nested = [k for k, phase in enumerate(phases, start=1) if phase.get("phases") not in (None, [], "")]
         if nested:
@@ -75,24 +76,28 @@ def expand(claims: Claims) -> Expansion | None:
                              f"read: list every phase at one level"))
         for k, phase in enumerate(phases, start=1):
             rec = {**inherited, **{str(key): v for key, v in phase.items() if key != "phases"}}
-            rec["id"] = f"{claims.info.at[row, 'id']}/phase-{k}"
+            rec["id"] = f"{ids[row]}/phase-{k}"
             records.append(rec)
             parents.append(row)
     invalid = pd.DataFrame({"row": [i for i, _ in bad], "field": "phases", "message": [m for _, m in bad]})
     return Expansion(records=records, parents=np.asarray(parents, dtype=int), invalid=invalid)
 
 
-def _inherited(claims: Claims, row: int) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _inherited(claims: Claims, rows: list[int]) -> list[dict[str, Any]]:
+    """The run's fields each phase of ``rows`` inherits (:data:`INHERITED`), read a column at a time."""
+    out: list[dict[str, Any]] = [{} for _ in rows]
+    take = np.asarray(rows, dtype=int)
     for name in INHERITED:
         if name in claims.values.columns:
-            v = claims.values.at[row, name]
-            if v == v:
-                out[name] = float(v)
+            column = claims.values[name].to_numpy(dtype=float)[take].tolist()
+            for record, v in zip(out, column):
+                if v == v:
+                    record[name] = float(v)
         elif name in claims.info.columns:
-            v = claims.info.at[row, name]
-            if v is not None:
-                out[name] = v
+            column = claims.info[name].to_numpy(dtype=object)[take].tolist()
+            for record, v in zip(out, column):
+                if v is not None:
+                    record[name] = v
     return out
 
 
