@@ -592,12 +592,12 @@ def _statistics(result: Any, fmt: str) -> str:
     from audit.report.ci import summary_line
     from audit.rules import RULES
 
-    findings = result.findings[["rule", "severity"]].astype({"severity": str})
+    findings = result.findings[["rule", "severity"]].astype({"rule": str, "severity": str})
     if result.phase_result is not None:
         import pandas as pd
 
         findings = pd.concat([findings, result.phase_result.findings[["rule", "severity"]].astype(
-            {"severity": str})], ignore_index=True)
+            {"rule": str, "severity": str})], ignore_index=True)
     counts = summary(result)["rules"]
     by_severity = findings[findings["severity"] != "ok"].groupby(["rule", "severity"]).size()
     rows = []

@@ -349,11 +349,22 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
         + rank[rule_code]
     order = np.argsort(key, kind="stable")
     # The frame taken column by column (each its own block, as concat_findings made them).
-    columns = {c: findings[c].to_numpy()[order] for c in FINDING_COLUMNS if c != "severity"}
+    columns = {c: findings[c].to_numpy()[order] for c in FINDING_COLUMNS if c not in ("severity", "rule")}
     columns["severity"] = pd.Categorical.from_codes(cast(Any, codes[order]), dtype=severity.dtype)
+    # Rule codes as a categorical of every registered code (sorted), stored as small integers, not strings.
+    dtype = rule_dtype(rule_names)
+    positions = np.asarray(dtype.categories.get_indexer(pd.Index(np.asarray(rule_names, dtype=object))),
+                           dtype=np.int64)
+    columns["rule"] = pd.Categorical.from_codes(cast(Any, positions[rule_code[order]]), dtype=dtype)
     findings = pd.DataFrame({c: columns[c] for c in FINDING_COLUMNS}, copy=False)
     return Evaluation(claims=claims, config=config, q=q, source=source, how=how, hardware=hw, architecture=arch,
                       findings=findings)
+
+
+def rule_dtype(extra: Any = ()) -> "pd.CategoricalDtype":
+    """The categories of a findings table's ``rule`` column: every registered rule code (and any in ``extra``),
+    sorted, so that every batch of a stream has the same categories and order by rule is order by code."""
+    return pd.CategoricalDtype(sorted(set(RULES) | {str(code) for code in extra}))
 
 
 def _fill(frame: pd.DataFrame, name: str, values: np.ndarray) -> None:

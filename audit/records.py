@@ -547,10 +547,10 @@ def _extra_value(v: Any) -> Any:
 def summary(result: AuditResult) -> dict[str, Any]:
     """Counts by status, by severity and by rule (non-ok findings); the findings of a run's phases count too."""
     status_counts = Counter(result.status.tolist())
-    findings = result.findings[["rule", "severity"]].astype({"severity": str})
+    findings = result.findings[["rule", "severity"]].astype({"rule": str, "severity": str})
     if result.phase_result is not None:
-        findings = pd.concat([findings, result.phase_result.findings[["rule", "severity"]].astype({"severity": str})],
-                             ignore_index=True)
+        findings = pd.concat([findings, result.phase_result.findings[["rule", "severity"]].astype(
+            {"rule": str, "severity": str})], ignore_index=True)
     sev = findings["severity"]
     by_rule = findings.loc[sev != "ok", "rule"].value_counts().sort_index()
     return {

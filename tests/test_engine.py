@@ -325,3 +325,15 @@ def test_a_dataset_size_its_notes_call_tokens_seen_is_d_without_epochs():
     claim = audit_one(params="540B", dataset_size=26e9, epochs=2, domain="Language",
                       dataset_notes="the model saw 26B tokens")
     assert claim["quantities"]["tokens"]["value"] == pytest.approx(52e9)
+
+
+def test_findings_hold_rule_codes_and_severities_as_categoricals():
+    # Issue 12: findings stay numbers in columns. GPT-3 (175B, 300B tokens, 3.14e23 FLOP) gives C001 and more.
+    import pandas as pd
+
+    result = check_records([{"id": "gpt3", "params": "175B", "tokens": "300B", "compute_flops": 3.14e23}])
+    rule, severity = result.findings["rule"], result.findings["severity"]
+    assert isinstance(rule.dtype, pd.CategoricalDtype) and isinstance(severity.dtype, pd.CategoricalDtype)
+    assert list(rule.cat.categories) == sorted(RULES)  # every registered code, the same in every batch
+    assert list(severity.cat.categories) == ["ok", "info", "warning", "error"]
+    assert "C001" in set(rule.astype(str))

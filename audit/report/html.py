@@ -254,6 +254,7 @@ def _top_rules(result: AuditResult) -> list[dict[str, Any]]:
         return []
     sev = f["severity"].astype(str)
     bad = f.loc[sev.isin(_PROBLEM).to_numpy(), ["row", "rule"]].assign(severity=sev[sev.isin(_PROBLEM)])
+    bad["rule"] = bad["rule"].astype(str)  # the codes present (a categorical groups by every category)
     if not len(bad):
         return []
     claims = bad.groupby("rule")["row"].nunique()

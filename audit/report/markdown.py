@@ -102,9 +102,10 @@ def _rule_counts(result: AuditResult) -> list[tuple[str, str, int, int, int]]:
     bad = f[sev.isin(["warning", "error"]).to_numpy()]
     if not len(bad):
         return []
-    claims = bad.groupby("rule")["row"].nunique()
-    errors = (bad["severity"].astype(str) == "error").groupby(bad["rule"]).sum()
-    warnings = (bad["severity"].astype(str) == "warning").groupby(bad["rule"]).sum()
+    rule = bad["rule"].astype(str)  # the codes present (a categorical groups by every category)
+    claims = bad["row"].groupby(rule).nunique()
+    errors = (bad["severity"].astype(str) == "error").groupby(rule).sum()
+    warnings = (bad["severity"].astype(str) == "warning").groupby(rule).sum()
     codes = sorted(claims.index, key=lambda c: (-int(claims[c]), str(c)))
     return [(str(c), RULES[c].name, int(claims[c]), int(errors.get(c, 0)), int(warnings.get(c, 0))) for c in codes]
 
