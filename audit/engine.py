@@ -317,6 +317,7 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     # Rules that reread stated figures before any relation runs (and say so).
     frames.extend(_run(rule, state) for rule in rules_of_stage("prepare"))
     undo: list[_Undo] = []
+    state.preused = used
     state.relation_findings = apply_relations(state, used, undo)
     frames.extend(state.relation_findings)
     state.initial_rows = lambda rows: _before_relations(state, undo, rows)
@@ -546,22 +547,25 @@ def _before_relations(state: WorkState, undo: list[_Undo], rows: np.ndarray
 
 def disagreements(state: WorkState) -> np.ndarray:
     """Derive and check like :func:`apply_relations`, saying only which claims some relation disagrees on (a
-    check worse than ``ok``), without making findings: the outlier search asks this of many variants."""
+    check worse than ``ok``), without making findings: the outlier search asks this of many variants. A claim
+    is left alone once a check disagrees on it (the answer for it is known): its work columns then hold what was
+    derived until then, not the fixed point (the outlier search reads them only for claims nothing disagrees on)."""
     bad = np.zeros(len(state.q), dtype=bool)
 
     def collect(rule: type[RelationRule], rows: np.ndarray, check: _Check) -> None:
         bad[rows[check.verdicts(rule, rows)[0] != "ok"]] = True
 
-    _relations(state, None, collect)
+    _relations(state, None, collect, done=bad)
     return bad
 
 
 def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
                collect: Callable[[type[RelationRule], np.ndarray, "_Check"], None],
-               undo: list[_Undo] | None = None) -> None:
+               undo: list[_Undo] | None = None, done: np.ndarray | None = None) -> None:
     """Derive and check with every relation until no more can be derived (a fixed point); ``collect`` receives
     each relation's checked rows (positions in the state's frames) as they are found, ``undo`` (when given) what
-    each cell held before the relations wrote into it.
+    each cell held before the relations wrote into it. ``done``, when given, marks rows (``collect`` may mark
+    more as it goes) that no relation looks at any more: they keep what was derived and checked until then.
 
     A shadow copy (:func:`shadow_of`) is derived in lockstep; a check that comes out the same in both copies
     follows from the derivations alone (a cycle of relations), so it is not recorded as a finding.
@@ -652,6 +656,8 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
             # A row this relation looked at without effect is looked at again only once a value of the row was
             # derived since: nothing else decides whether the relation derives or checks (its masks are fixed).
             free &= seen[rule.code] != version
+            if done is not None:
+                free &= ~done
             candidates = np.flatnonzero(free)
             if len(candidates) == 0:
                 continue
@@ -732,7 +738,16 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
         changed_at = sorted(written)
         for frame, values in ((state.q, q), (state.precision, precision), (state.source, source),
                               (state.how, how)):
+            if _lent_by(frame, values):  # the relations wrote into the frame itself
+                continue
             frame.iloc[:, [frame.columns.get_loc(names[j]) for j in changed_at]] = values[:, changed_at]
+
+
+def _lent_by(frame: pd.DataFrame, values: np.ndarray) -> bool:
+    """Whether ``values`` (from :func:`_floats` or :func:`_objects`) is the frame's own block, lent without a
+    copy (a copy shares no memory with the frame's columns)."""
+    return values.shape == frame.shape and len(frame.columns) > 0 and \
+        np.may_share_memory(values, frame.iloc[:, 0].to_numpy())
 
 
 @dataclass(frozen=True)

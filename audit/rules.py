@@ -1395,9 +1395,15 @@ class Outlier(Rule):
         fit = np.zeros((n, len(names)), dtype=bool)
         strong = np.zeros((n, len(names)), dtype=bool)
         implied_m = np.full((n, len(names)), np.nan)
+        # The variants a relation of the first pass is known to disagree on are not solved again (:meth:`_settled`):
+        # they do not fit, as an unsolved variant is taken to.
+        settled = cls._settled(state, bad_rows, q0, h0, at, names)
+        solve_rows = [rows[~settled[rows, k]] for k, rows in enumerate(stated_rows)]
         groups: list[list[int]] = [[]]
         size = 0
-        for k, rows in enumerate(stated_rows):
+        for k, rows in enumerate(solve_rows):
+            if not len(rows):
+                continue
             if groups[-1] and size + len(rows) > cls.batch_rows:
                 groups.append([])
                 size = 0
@@ -1410,11 +1416,12 @@ class Outlier(Rule):
                   np.array([h0[:, j].tolist().count(None) < len(h0) for j in range(h0.shape[1])], dtype=bool),
                   (p0 != 0).any(axis=0) | np.signbit(p0).any(axis=0))
         # One buffer per work array, as large as the largest batch of variants, reused by every batch.
-        largest = max(sum(len(stated_rows[g]) for g in group) for group in groups) * len(columns)
+        groups = [group for group in groups if group]
+        largest = max((sum(len(solve_rows[g]) for g in group) for group in groups), default=0) * len(columns)
         buffers = tuple(np.empty(largest, dtype=values.dtype) for values in (q0, s0, h0, p0))
         for group in groups:
             cls._resolve_without(state, bad_rows, (q0, s0, h0, p0), filled, columns,
-                                 [(at[names[g]], g, stated_rows[g]) for g in group], fit, strong, implied_m,
+                                 [(at[names[g]], g, solve_rows[g]) for g in group], fit, strong, implied_m,
                                  buffers)
         # Prefer the figures whose removal also leaves a plausible utilization.
         fit = np.where(strong.any(axis=1)[:, None], strong, fit)
@@ -1451,6 +1458,69 @@ class Outlier(Rule):
         others = np.maximum(stated_claimed[local] - 1, 0)
         return findings_frame(bad_rows[local], cls.code, "info", subject, claimed, expected,
                               detail=others.astype(object), candidates=cands, implied=values)
+
+    @staticmethod
+    def _settled(state: WorkState, bad_rows: np.ndarray, q0: np.ndarray, h0: np.ndarray, at: Mapping[str, int],
+                 names: list[str]) -> np.ndarray:
+        """Which variants (affected claims × ``names``, the figure left out) would disagree if solved again, known
+        from the relations' findings: a check worse than ok, by a relation k whose figures were all known before
+        any relation ran, of a claim no relation was spent on beforehand (``state.preused``), without a figure
+        that neither k nor any relation before it (in their order) reads.
+
+        Exact: the relations see a claim's figures as they were before any relation ran; without such a figure,
+        each relation before k does on the variant, in the first pass, what it did on the claim (it reads the
+        same values, its masks read the figure neither: they read the texts, the expert and active parameter
+        counts, how F per token was found; N and F = 6N, which the variant computes again, are required to come
+        out as they were). So k then checks the variant as it checked the claim (its figures are known from the
+        start, so it checks at its first look), after the same earlier checks, whose signatures (the repeats a
+        check is dropped for) are the same: it is recorded, with the same verdict (its values, precisions and
+        sources are stated or known from the start, never written; the figure is none of its subjects, of the
+        figures its goodput side or its reading of the compute asks about), worse than ok: the variant
+        disagrees. ``tests/test_outlier_settled.py`` compares with solving every variant."""
+        n = len(bad_rows)
+        out = np.zeros((n, len(names)), dtype=bool)
+        if not n or not names:
+            return out
+
+        def same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+            return (a == b) | (np.isnan(a) & np.isnan(b))
+
+        # N and F = 6N as the variants compute them again (from figures other than the parameter counts).
+        n_eff = effective_params(q0[:, at["active_params"]], q0[:, at["params"]])
+        six = h0[:, at["flops_per_token"]] == "6N"
+        fpt = np.where(six, 6.0 * n_eff, q0[:, at["flops_per_token"]])
+        eligible = same(n_eff, q0[:, at["n_eff"]]) & same(fpt, q0[:, at["flops_per_token"]])
+        for mask in (state.preused or {}).values():
+            eligible &= ~np.asarray(mask, dtype=bool)[bad_rows]
+        # The figures the relations' masks read (RelationRule.applies, upper_bound, lower_bound; the engine's
+        # mixture-of-experts exclusion): a variant without one of them is never settled.
+        masks_read = {"experts", "active_params"}
+        parameters = {"n_eff", "flops_per_token", "params", "active_params"}
+        read: set[str] = set()
+        touched: dict[str, set[str]] = {}
+        for rule in relation_rules():
+            read |= set(rule.relation.quantities)
+            if read & parameters:  # N and F = 6N follow from the parameter counts
+                read |= {"params", "active_params"}
+            touched[rule.code] = read | masks_read | set(rule.subjects) | set(rule.goodput_unless_stated) | \
+                ({"compute_flops"} if rule.weighs_compute_reading else set())
+        for frame in state.relation_findings:
+            codes = frame["rule"].to_numpy(dtype=object)
+            worse = (frame["severity"].to_numpy(dtype=object) != "ok")
+            for code in set(codes[worse].tolist()):
+                rule = next((r for r in relation_rules() if r.code == code), None)
+                if rule is None:
+                    continue
+                free = [k for k, name in enumerate(names) if name not in touched[code]]
+                if not free:
+                    continue
+                rows = frame["row"].to_numpy(dtype=np.int64)[worse & (codes == code)]
+                local = np.searchsorted(bad_rows, rows)
+                local = local[(local < n) & (bad_rows[np.minimum(local, n - 1)] == rows)]
+                known = ~np.isnan(q0[local][:, [at[c] for c in rule.relation.quantities]]).any(axis=1)
+                hit = local[known & eligible[local]]
+                out[np.ix_(hit, free)] = True
+        return out
 
     @staticmethod
     def _take_rows(values: np.ndarray, blocks: list[np.ndarray], filled: np.ndarray, empty: Any,

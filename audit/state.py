@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 from audit.lazy import pandas as pd  # imported on first use: quick start-up
@@ -85,6 +85,9 @@ class WorkState:
     #: there. Set by the engine for the outlier stage only (it undoes the relations' writes on the frames as that
     #: stage finds them; no full copy of the frames is kept).
     initial_rows: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] | None = None
+    #: The relations already spent on some rows before the relations ran (the engine's ``used``; None: none): the
+    #: outlier search asks which rows they may have kept a relation from.
+    preused: Mapping[str, np.ndarray] | None = None
     #: Findings of the relation rules (the outlier search looks for claims they disagree on).
     relation_findings: list[pd.DataFrame] = field(default_factory=list)
     #: Runs the relations on other work columns for some claims: (rows, q, source, how, precision) -> their

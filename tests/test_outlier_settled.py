@@ -1,0 +1,75 @@
+"""C009 leaves out the variants its relations' first pass already settles (``Outlier._settled``).
+
+A variant (an affected claim without one stated figure) is not solved again when a relation whose figures were all
+known from the start disagreed on the claim and neither it nor any relation before it reads the figure left out:
+the variant would disagree too. These tests solve every variant anyway and hold the rule to that: each settled
+variant disagrees when solved, and the findings are the same with and without leaving them out.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from audit.api import check_frame, check_records
+from audit.rules import Outlier
+
+from test_engine_batches import claims, findings_by_claim
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _synthetic(n: int) -> pd.DataFrame:
+    """The benchmark's generator (``bench/scale.py``): a fleet's claims, a tenth of them doctored."""
+    spec = importlib.util.spec_from_file_location("bench_scale", ROOT / "bench" / "scale.py")
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    return module.synthetic(n, seed=3)
+
+
+def _solve_every_variant(audit, monkeypatch) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, np.ndarray]:
+    """The audit's findings with every variant solved, the variants the rule settles, the variants that fit and
+    the variants solved (affected claims × candidate figures, over every call of the outlier search)."""
+    settled_all, fit_all, solved_all = [], [], []
+    settled_of = Outlier._settled
+    resolve = Outlier._resolve_without.__func__
+
+    def keep_settled(state, bad_rows, q0, h0, at, names):
+        settled = settled_of(state, bad_rows, q0, h0, at, names)
+        settled_all.append(settled)
+        fit_all.append(None)
+        solved_all.append(np.zeros(settled.shape, dtype=bool))
+        return np.zeros_like(settled)  # solve them all
+
+    def watch(cls, state, bad_rows, initial, filled, columns, variants, fit, strong, implied, buffers=None):
+        fit_all[-1] = fit
+        for _, k, rows in variants:
+            solved_all[-1][rows, k] = True
+        return resolve(cls, state, bad_rows, initial, filled, columns, variants, fit, strong, implied, buffers)
+
+    monkeypatch.setattr(Outlier, "_settled", staticmethod(keep_settled))
+    monkeypatch.setattr(Outlier, "_resolve_without", classmethod(watch))
+    every = findings_by_claim(audit())
+    monkeypatch.undo()
+    pairs = [(s, f, v) for s, f, v in zip(settled_all, fit_all, solved_all) if f is not None]
+    settled = np.concatenate([s.ravel() for s, _, _ in pairs])
+    fit = np.concatenate([f.ravel() for _, f, _ in pairs])
+    solved = np.concatenate([v.ravel() for _, _, v in pairs])
+    return every, settled, fit, solved
+
+
+@pytest.mark.parametrize("make", [lambda: (lambda: check_records(claims(240))),
+                                  lambda: (lambda frame=_synthetic(3000): check_frame(frame))],
+                         ids=["slips", "fleet"])
+def test_a_settled_variant_disagrees_when_solved_and_leaving_it_out_changes_nothing(make, monkeypatch):
+    audit = make()
+    every, settled, fit, solved = _solve_every_variant(audit, monkeypatch)
+    settled &= solved  # a variant exists for each stated figure only
+    assert settled.sum() >= 20  # the rule leaves some variants out on these claims
+    assert not (settled & fit).any()  # each of them disagrees when solved
+    pd.testing.assert_frame_equal(findings_by_claim(audit()), every)
