@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from audit.columns import map_unique
-from audit.records import SHOWN_QUANTITIES, findings_by_row
+from audit.records import SHOWN_QUANTITIES
 from audit.report import Options, register
 from audit.result import AuditResult
 from audit.rounding import round_array
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # annotations only: pyarrow is imported when a Parquet file i
 def claims_frame(result: AuditResult) -> pd.DataFrame:
     """One row per claim: identity, status, key quantities (value and source) and its non-ok rule codes."""
     info = result.claims.info
-    out = pd.DataFrame({
+    columns: dict[str, object] = {
         "id": info["id"].astype(str),
         "name": info["name"],
         "file": info["file"],
@@ -36,19 +36,17 @@ def claims_frame(result: AuditResult) -> pd.DataFrame:
         "status": result.status.astype(str),
         "accelerator": result.hardware["accelerator"],
         "precision": result.hardware["precision"],
-    })
+    }
     for name in SHOWN_QUANTITIES:
-        out[name] = round_array(result.q[name].to_numpy(dtype=float))
-        out[f"{name}_source"] = result.source[name]
-    f = _with_phases(result)
+        columns[name] = round_array(result.q[name].to_numpy(dtype=float))
+        columns[f"{name}_source"] = result.source[name]
+    rows, rules, severity = _with_phases(result)
     n = len(result)
-    rows = f["row"].to_numpy(dtype=np.int64)
-    severity = f["severity"].astype(str).to_numpy(dtype=object)
     bad = (severity == "warning") | (severity == "error")
-    out["rules"] = _rule_sets(rows[bad], f["rule"].to_numpy(dtype=object)[bad], n)
+    columns["rules"] = _rule_sets(rows[bad], rules[bad], n)
     for sev in ("error", "warning"):
-        out[f"{sev}s"] = np.bincount(rows[severity == sev], minlength=n)[:n].astype(int)
-    return out
+        columns[f"{sev}s"] = np.bincount(rows[severity == sev], minlength=n)[:n].astype(int)
+    return pd.DataFrame(columns, index=info.index)
 
 
 def _rule_sets(rows: np.ndarray, rules: np.ndarray, n: int) -> np.ndarray:
@@ -68,33 +66,116 @@ def _rule_sets(rows: np.ndarray, rules: np.ndarray, n: int) -> np.ndarray:
     return spelt[np.asarray(inverse).reshape(-1)]
 
 
-def _with_phases(result: AuditResult) -> pd.DataFrame:
-    """Rows (claim), rules and severities of every finding of each claim, its phases' findings included."""
-    own = result.findings[["row", "rule", "severity"]]
+def _with_phases(result: AuditResult) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows (claim), rules and severities (as text) of every finding of each claim, its phases' findings
+    included."""
+    def columns(findings: pd.DataFrame, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return rows, _text(findings["rule"]), _text(findings["severity"])
+
+    own = columns(result.findings, result.findings["row"].to_numpy(dtype=np.int64))
     phases, parent = result.phase_result, result.phase_parent
     if phases is None or parent is None or not len(phases.findings):
         return own
-    theirs = pd.DataFrame({"row": parent[phases.findings["row"].to_numpy(dtype=int)],
-                           "rule": phases.findings["rule"].to_numpy(),
-                           "severity": phases.findings["severity"].astype(str).to_numpy()})
-    return pd.concat([own.assign(severity=own["severity"].astype(str)), theirs], ignore_index=True)
+    theirs = columns(phases.findings, np.asarray(parent)[phases.findings["row"].to_numpy(dtype=int)].astype(np.int64))
+    return tuple(np.concatenate([a, b]) for a, b in zip(own, theirs))  # type: ignore[return-value]
+
+
+def _text(column: pd.Series) -> np.ndarray:
+    """A column's cells as ``str`` (an object array), each distinct value converted once."""
+    codes, distinct = pd.factorize(column.astype(object) if isinstance(column.dtype, pd.CategoricalDtype)
+                                   else column, use_na_sentinel=False)
+    return np.array([str(x) for x in distinct] + [""], dtype=object)[codes] if len(column) else \
+        np.empty(0, dtype=object)
+
+
+FINDINGS_COLUMNS = ("claim_id", "rule", "name", "severity", "quantity", "claimed", "expected", "ratio", "message",
+                    "formula")
 
 
 def findings_frame(result: AuditResult) -> pd.DataFrame:
     """One row per finding, with its message and formula, in claim order; a run's phases' findings follow its own
-    (their ``claim_id`` is the phase's, ``run/phase-1``)."""
-    own = findings_by_row(result)
-    phases: dict[int, list] = {}
-    if result.phase_result is not None and result.phase_parent is not None:
-        by_phase = findings_by_row(result.phase_result)
-        for i, run in enumerate(result.phase_parent.tolist()):
-            phases.setdefault(run, []).extend(by_phase.get(i, []))
-    records = [f.to_dict() for row in sorted(own.keys() | phases.keys())
-               for f in own.get(row, []) + phases.get(row, [])]
-    columns = ["claim_id", "rule", "name", "severity", "quantity", "claimed", "expected", "ratio", "message", "formula"]
-    frame = pd.DataFrame.from_records(records, columns=columns)
+    (their ``claim_id`` is the phase's, ``run/phase-1``).
+
+    Built column by column from ``result.findings``: identity, names and numbers with numpy, the formulas a rule at
+    a time (:meth:`~audit.rules.Rule.formula_texts`); only the messages are written one finding at a time. The same
+    table as :class:`~audit.findings.Finding` records would give (explanations are not part of it)."""
+    parts = [_finding_columns(result)]
+    keys = [(result.findings["row"].to_numpy(dtype=np.int64), np.zeros(len(result.findings), dtype=np.int64))]
+    phases, parent = result.phase_result, result.phase_parent
+    if phases is not None and parent is not None and len(phases.findings):
+        parts.append(_finding_columns(phases))
+        own_row = phases.findings["row"].to_numpy(dtype=np.int64)
+        keys.append((np.asarray(parent, dtype=np.int64)[own_row], own_row + 1))
+    claim_rows = np.concatenate([k[0] for k in keys])
+    phase_rank = np.concatenate([k[1] for k in keys])  # 0: the run's own; 1 + i: its phase i
+    # Claim order; within a claim its own findings then each phase's, in the order the audit listed them.
+    order = np.lexsort((np.arange(len(claim_rows)), phase_rank, claim_rows))
+    columns = {}
+    for name in FINDINGS_COLUMNS:
+        values = np.concatenate([part[name] for part in parts]) if len(parts) > 1 else parts[0][name]
+        columns[name] = values[order]
+    frame = pd.DataFrame(columns, columns=list(FINDINGS_COLUMNS))
     # Numbers stay numbers whatever the batch holds (a batch whose findings all lack a ratio included).
     return frame.astype({"claimed": float, "expected": float, "ratio": float})
+
+
+def _finding_columns(result: AuditResult) -> dict[str, np.ndarray]:
+    """The findings table's columns for ``result.findings``, in its order (phases' findings not included)."""
+    from audit.records import _records
+    from audit.rules import RULES
+
+    frame = result.findings
+    n = len(frame)
+    rows = frame["row"].to_numpy(dtype=np.int64)
+    ids = result.claims.info["id"].to_numpy(dtype=object)
+    distinct_ids, id_codes = np.unique(rows, return_inverse=True) if n else (rows, rows)
+    claim_id = np.array([str(x) for x in ids[distinct_ids]], dtype=object)[np.asarray(id_codes).reshape(-1)] \
+        if n else np.empty(0, dtype=object)
+    rule = frame["rule"].astype(str).to_numpy(dtype=object)
+    codes, names = pd.factorize(rule)
+    name = np.array([RULES[c].name for c in names], dtype=object)[codes] if n else np.empty(0, dtype=object)
+    message = np.empty(n, dtype=object)
+    formula = np.empty(n, dtype=object)
+    records = _records(frame)
+    for k, code in enumerate(names):
+        positions = np.flatnonzero(codes == k)
+        chosen = [records[j] for j in positions.tolist()]
+        r = RULES[code]
+        message[positions] = [r.message(result, f) for f in chosen]
+        formula[positions] = r.formula_texts(result, chosen)
+    return {"claim_id": claim_id, "rule": rule, "name": name,
+            "severity": frame["severity"].astype(str).to_numpy(dtype=object),
+            "quantity": np.array([str(x) for x in frame["quantity"].tolist()], dtype=object),
+            "claimed": _rounded(frame["claimed"]), "expected": _rounded(frame["expected"]),
+            "ratio": _rounded(frame["ratio"]), "message": message, "formula": formula}
+
+
+def _rounded(values: pd.Series) -> np.ndarray:
+    """A column of numbers as written out: each rounded as :func:`audit.rounding.round_value` rounds it, non-finite
+    ones missing (NaN). :func:`round_array` rounds all of them at once, correctly but for a value whose scaled
+    figure is (after its one rounded multiplication) at a tie; values within far more than that error of a tie, or
+    of a change of magnitude, are redone one by one, so every value is the correctly rounded decimal."""
+    from audit.rounding import _EXACT, SIGNIFICANT_DIGITS, round_value
+
+    x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    out = round_array(x)
+    out[~np.isfinite(x)] = np.nan
+    ok = np.flatnonzero(np.isfinite(x) & (x != 0.0))
+    if not len(ok):
+        return out
+    a = np.abs(x[ok])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        shift = (SIGNIFICANT_DIGITS - 1) - np.floor(np.log10(a)).astype(np.int64)
+        exact = np.abs(shift) <= 22
+        p = _EXACT[np.clip(np.abs(shift), 0, 22)]
+        scaled = np.where(shift >= 0, a * p, a / p)  # as round_array scales it: within half a unit in the last place
+        frac = scaled - np.floor(scaled)
+    low, high = 10.0 ** (SIGNIFICANT_DIGITS - 1), 10.0 ** SIGNIFICANT_DIGITS
+    redo = ~exact | (np.abs(frac - 0.5) <= 1e-3) | (scaled < low * 1.01) | (scaled > high * 0.99)
+    if redo.any():
+        idx = ok[redo]
+        out[idx] = [round_value(float(v)) for v in x[idx]]
+    return out
 
 
 #: A CSV cell starting with one of these is run as a formula by spreadsheet programs (OWASP "CSV injection").
@@ -127,7 +208,31 @@ def _defuse(column: pd.Series) -> pd.Series:
     """Text cells that a spreadsheet would run as a formula get a leading apostrophe (shown, not evaluated)."""
     if column.dtype != object:
         return column
+    values = column.to_numpy(dtype=object)
+    if len(values) and pd.api.types.infer_dtype(values, skipna=True) == "string":
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        missing = pd.isna(values)
+        try:
+            text = values[~missing] if missing.any() else values
+            # Only cells that start like a formula or hold a line break can change: found by Arrow, at once.
+            risky = pc.match_substring_regex(pa.array(text, type=pa.large_string()), _RISKY)
+            where = np.flatnonzero(risky.to_numpy(zero_copy_only=False))
+        except (pa.ArrowException, UnicodeError):
+            return map_unique(column, _defuse_text)
+        out = values.copy()
+        out[missing] = None  # as map_unique leaves a missing cell
+        if len(where):
+            at = np.flatnonzero(~missing)[where] if missing.any() else where
+            out[at] = [_defuse_text(v) for v in values[at]]
+        return pd.Series(out, index=column.index, dtype=object)
     return map_unique(column, _defuse_text)  # once per distinct value: source columns hold three
+
+
+#: A cell that :func:`_defuse_text` may change: it starts with a character of :data:`_FORMULA_START`, or holds a
+#: line break (each line is a cell start).
+_RISKY = "^[=+\\-@\t\r]|[\r\n]"
 
 
 def arrow_schema(frame: pd.DataFrame) -> "pa.Schema":
@@ -173,10 +278,79 @@ def arrow_table(frame: pd.DataFrame, schema: "pa.Schema | None" = None) -> "pa.T
 
 def csv_text(frame: pd.DataFrame, header: bool = True) -> str:
     """A table as spreadsheet-safe CSV text (written batch by batch, the header only with the first)."""
-    safe = frame.apply(_defuse)
+    safe = frame.apply(_defuse) if len(frame.columns) else frame
     # CRLF line ends: the csv writer quotes a cell holding any character of the line end, so a bare CR (which a
     # spreadsheet takes as a new row) is quoted too; with "\n" alone it was not.
-    return safe.to_csv(index=False, header=header, lineterminator="\r\n")
+    text = _fast_csv(safe, header)
+    return text if text is not None else safe.to_csv(index=False, header=header, lineterminator="\r\n")
+
+
+#: A cell holding one of these is quoted (the csv module's QUOTE_MINIMAL with "," and "\r\n"), its quotes doubled.
+_NEEDS_QUOTES = '[,"\r\n]'
+
+
+def _fast_csv(frame: pd.DataFrame, header: bool) -> str | None:
+    """``frame.to_csv(index=False, lineterminator="\\r\\n")``, the same text, made a column at a time with numpy
+    and Arrow: each distinct float spelt once as pandas spells it (``astype(str)``), missing cells empty, cells
+    quoted as the csv module quotes them, the rows joined by Arrow. None when the frame holds anything else than
+    float64, int64 and text columns (or text Arrow cannot hold): pandas writes those."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(frame.columns) < 2:  # a one-column row of an empty cell is quoted by the csv module
+        return None
+    n = len(frame)
+    cells = []
+    try:
+        for name in frame.columns:
+            col = frame[name]
+            if col.dtype == np.float64:
+                x = col.to_numpy()
+                codes, distinct = pd.factorize(x.view(np.int64))  # by bits: -0.0 stays "-0.0"
+                spelt = distinct.view(np.float64).astype(str).astype(object)
+                spelt[np.isnan(distinct.view(np.float64))] = ""
+                text = pa.array(spelt, type=pa.large_string()).take(pa.array(codes)) if n else \
+                    pa.array([], type=pa.large_string())
+            elif col.dtype == np.int64:
+                text = pa.array(col.to_numpy().astype(str).astype(object), type=pa.large_string())
+            elif col.dtype == object:
+                values = col.to_numpy(dtype=object)
+                missing = pd.isna(values)
+                if pd.api.types.infer_dtype(values[~missing], skipna=False) not in ("string", "empty"):
+                    return None
+                if missing.any():
+                    values = values.copy()
+                    values[missing] = ""
+                text = pa.array(values, type=pa.large_string())
+            else:
+                return None
+            quote = pc.match_substring_regex(text, _NEEDS_QUOTES)
+            if pc.any(quote).as_py():
+                text = pc.if_else(quote, _quoted(text), text)
+            cells.append(text)
+        head = ""
+        if header:
+            names = pa.array([str(c) for c in frame.columns], type=pa.large_string())
+            quote = pc.match_substring_regex(names, _NEEDS_QUOTES)
+            names = pc.if_else(quote, _quoted(names), names)
+            head = ",".join(names.to_pylist()) + "\r\n"
+        if not n:
+            return head
+        rows = pc.binary_join_element_wise(*cells, pa.scalar(",", pa.large_string()))
+        lines = pa.LargeListArray.from_arrays(pa.array([0, n], type=pa.int64()), rows)
+        body = pc.binary_join(lines, pa.scalar("\r\n", pa.large_string()))[0].as_py()
+    except (pa.ArrowException, UnicodeError):
+        return None
+    return head + body + "\r\n"
+
+
+def _quoted(text: "pa.Array") -> "pa.Array":
+    """Cells (large strings) in double quotes, their quotes doubled."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    mark, nothing = pa.scalar('"', pa.large_string()), pa.scalar("", pa.large_string())
+    return pc.binary_join_element_wise(mark, pc.replace_substring(text, '"', '""'), mark, nothing)
 
 
 def _to_bytes(frame: pd.DataFrame, fmt: str) -> bytes:

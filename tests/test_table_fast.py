@@ -1,0 +1,60 @@
+"""The column-at-a-time table writers (audit/report/table.py) give exactly what the per-row ones gave: pandas'
+``to_csv`` text, ``round_value`` rounding, ``map_unique`` defusing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from audit.columns import map_unique
+from audit.report import table
+from audit.rounding import round_value
+
+
+def _tricky_strings(n: int, seed: int = 1) -> pd.Series:
+    rng = np.random.default_rng(seed)
+    alpha = list("ab=+-@\t\r\n1.,\"é ")
+    values: list[object] = ["".join(rng.choice(alpha, rng.integers(0, 8))) for _ in range(n)]
+    values += ["-3.5", "=1+2", "a\r=b", "x\n-y", "\r\n+z", None, np.nan, "+", "-", "-inf", ""]
+    return pd.Series(values, dtype=object)
+
+
+def test_defuse_matches_per_value_defusing() -> None:
+    s = _tricky_strings(3000)
+    fast, slow = table._defuse(s), map_unique(s, table._defuse_text)
+    assert fast.index.equals(slow.index)
+    assert all(a == b or (a is None and b is None) for a, b in zip(fast, slow))
+
+
+def test_csv_text_is_pandas_to_csv() -> None:
+    rng = np.random.default_rng(2)
+    s = _tricky_strings(3000)
+    n = len(s)
+    x = rng.standard_normal(n) * 10.0 ** rng.integers(-30, 30, n)
+    x[::7], x[::11], x[::13], x[::17] = np.nan, -0.0, np.inf, -np.inf
+    frame = pd.DataFrame({'t,"q"': s, "u": s[::-1].to_numpy(), "x": x, "i": rng.integers(-5, 5, n)})
+    safe = frame.apply(table._defuse)
+    assert table._fast_csv(safe, True) is not None  # the fast path is taken
+    for header in (True, False):
+        assert table.csv_text(frame, header=header) == safe.to_csv(index=False, header=header, lineterminator="\r\n")
+    assert table.csv_text(frame.iloc[:0]) == frame.iloc[:0].to_csv(index=False, lineterminator="\r\n")
+
+
+def test_csv_text_falls_back_for_other_cells() -> None:
+    frame = pd.DataFrame({"a": [1, 2], "b": [np.float64(1.5), "x"], "c": [True, False]})
+    assert table.csv_text(frame) == frame.apply(table._defuse).to_csv(index=False, lineterminator="\r\n")
+
+
+def test_rounded_is_round_value() -> None:
+    rng = np.random.default_rng(0)
+    x = np.concatenate([
+        rng.standard_normal(50_000) * 10.0 ** rng.integers(-40, 40, 50_000),
+        np.round(rng.random(20_000) * 1e6, 6) + 5e-7,
+        # exact decimal ties at the 13th digit
+        (rng.integers(10**11, 10**12, 20_000) * 10 + 5).astype(float) * 10.0 ** rng.integers(-20, 10, 20_000),
+        [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e308, 5e-324, 0.5, 2.5, 123456789012.5, 999999999999.5],
+    ])
+    got = table._rounded(pd.Series(x))
+    want = np.array([round_value(float(v)) if np.isfinite(v) else np.nan for v in x])
+    same = ((got == want) & (np.signbit(got) == np.signbit(want))) | (np.isnan(got) & np.isnan(want))
+    assert same.all()
