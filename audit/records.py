@@ -260,10 +260,7 @@ def _derivation(result: AuditResult, row: int, name: str, src: Any, how: Any, so
                 f"{int(result.cell('q', row, 'min_chips_memory')):,}")
     rule = RULES.get(str(how))
     if rule is not None and issubclass(rule, RelationRule):
-        # A relation solved for N fills the parameter count: its formula is the one for N.
-        subject = name if name in rule.relation.quantities else "n_eff"
-        values = {q: float(result.cell("q", row, q)) for q in rule.relation.quantities}
-        return f"{rule.code}: {rule.substituted(subject, values)}"
+        return f"{rule.code}: {rule.substituted_texts(result, [row], _relation_subject(rule, name))[0]}"
     if rule is not None:  # a value a non-relation rule set (E008: PUE 1.0 assumed)
         return f"{rule.code}: {rule.formula}"
     return str(how) if how else None
@@ -272,6 +269,12 @@ def _derivation(result: AuditResult, row: int, name: str, src: Any, how: Any, so
 #: Quantities whose derivation :func:`_derivation` writes in words of its own, whatever derived them.
 _SPECIAL_DERIVATIONS = frozenset({"peak_flops_per_chip", "memory_per_chip", "flops_per_token", "recompute_factor",
                                   "tokens_per_param", "training_state_bytes", "min_chips_memory"})
+
+
+def _relation_subject(rule: type[RelationRule], name: str) -> str:
+    """The quantity a relation's derivation of ``name`` is solved for: a relation solved for N fills the parameter
+    count, so its formula is the one for N."""
+    return name if name in rule.relation.quantities else "n_eff"
 
 
 def conventions_note(result: AuditResult, row: int) -> str:
@@ -386,8 +389,7 @@ class _QuantityColumns:
         made: dict[int, str] = {}
         for code, members in groups.items():
             rule = RULES[code]
-            # A relation solved for N fills the parameter count: its formula is the one for N (as _derivation).
-            subject = name if name in rule.relation.quantities else "n_eff"
+            subject = _relation_subject(rule, name)
             for row, text in zip(members, rule.substituted_texts(self.result, members, subject)):  # type: ignore[attr-defined]
                 made[row] = f"{code}: {text}"
         return made

@@ -32,7 +32,7 @@ from audit.findings import SEVERITIES, concat_findings, findings_frame
 from audit.notes import TOKENS_SEEN_HOW, compute_sum, dataset_units
 from audit.quantities import label
 from audit.flops import ARCHITECTURE_CONVENTIONS
-from audit.state import WorkState, effective_params
+from audit.state import WorkState, effective_params, finetunes
 
 if TYPE_CHECKING:  # only for annotations: the result module does not import the rules
     from audit.result import AuditResult
@@ -373,14 +373,6 @@ class RelationRule(Rule):
         return _ratio_tolerance_text(cls, config)
 
     @classmethod
-    def symbols_for(cls, result: "AuditResult", row: int) -> dict[str, str]:
-        """Symbols for one claim (N_active for a mixture-of-experts claim that states its active parameters)."""
-        symbols = dict(cls.symbols)
-        if "n_eff" in symbols and result.cell("how", row, "n_eff") == "active_params":
-            symbols["n_eff"] = "N_active"
-        return symbols
-
-    @classmethod
     def solved_for(cls, subject: str) -> tuple[list[str], list[str], bool]:
         """The relation solved for ``subject``: (numerator quantities, denominator quantities, constant in the
         numerator)."""
@@ -490,22 +482,13 @@ class RelationRule(Rule):
         active = ((result.column("how", "n_eff")[rows] == "active_params").tolist()
                   if marked and "n_eff" in cls.symbols else no)
         with_active = {**cls.symbols, "n_eff": "N_active"}
-        out = []
-        for j, subject in enumerate(subjects):
-            symbolic, top, bottom = cls._template(subject, with_active if active[j] else cls.symbols)
-            vals = {n: values[n][j] for n in names}
-            operands = {n: fmt.operand(n, vals[n]) + ("*" if derived[n][j] else "") for n in names if n != subject}
-            out.append(cls._assembled(symbolic, top, bottom, operands,
-                                      fmt.operand(subject, cls.relation.solve_one(subject, vals))))
-        return out
+        return [cls.substituted(subject, {n: values[n][j] for n in names}, with_active if active[j] else cls.symbols,
+                                frozenset(n for n in names if derived[n][j]))
+                for j, subject in enumerate(subjects)]
 
     @classmethod
     def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
-        row = int(f["row"])
-        values = {name: float(result.cell("q", row, name)) for name in cls.relation.quantities}
-        derived = frozenset(name for name in cls.relation.quantities
-                            if result.cell("source", row, name) == "derived")
-        return cls.substituted(str(f["quantity"]), values, cls.symbols_for(result, row), derived)
+        return cls.formula_texts(result, [f])[0]
 
     @classmethod
     def stated_figures(cls, result: "AuditResult", row: int) -> list[str]:
@@ -2990,13 +2973,12 @@ class RegulatoryThresholds(Rule):
     @classmethod
     def _low(cls, result: "AuditResult", row: int) -> float:
         """The lowest estimate of one claim (:meth:`estimates`, from the result's quantities), for its words."""
-        # The scalar form of _bounds (numpy on one-element arrays costs ~50 µs a call, once per finding).
-        base = result.cell("info", row, "base_model")
-        finetune = isinstance(base, str) and base.strip() != ""
-        compute, n_eff, tokens, chip_hours, peak, mfu = (float(result.cell("q", row, n)) for n in cls._ESTIMATE_FROM)
-        figures = [compute] if finetune else [compute, 6.0 * n_eff * tokens, chip_hours * 3600.0 * peak * mfu]
-        known = [x for x in figures if math.isfinite(x) and x > 0]
-        return min(known) if known else float("nan")
+        # Every claim's at once, the first time a finding asks (numpy on one row costs ~50 µs a call).
+        lows = result._records.get("R001 lowest estimates")
+        if lows is None:
+            lows = result._records["R001 lowest estimates"] = cls._bounds(
+                *(result.column("q", n).astype(float) for n in cls._ESTIMATE_FROM), finetune=finetunes(result.claims))[0]
+        return float(lows[row])
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:

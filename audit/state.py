@@ -63,6 +63,15 @@ def _claims_cache(claims: Claims, key: str, compute: Callable[[], Any]) -> Any:
     return store[key]
 
 
+def finetunes(claims: Claims) -> np.ndarray:
+    """Claims that are fine-tunes (they name a base model), read once per claims object."""
+    def read() -> np.ndarray:
+        codes, texts = text_codes(claims.info["base_model"])
+        return np.array([text is not None and text.strip() != "" for text in texts], dtype=bool)[codes]
+
+    return _claims_cache(claims, "finetune", read)
+
+
 @dataclass
 class WorkState:
     """Work columns (``q``: values, ``source``: claimed | derived | catalog, ``how``: the rule or note that gave a
@@ -112,14 +121,9 @@ class WorkState:
         """Claims that are fine-tunes (they name a base model): their compute may include the base model's,
         while their hardware figures describe the fine-tune alone."""
         if self._finetune is None:
-            every = _claims_cache(self.claims, "finetune", self._finetune_text)
+            every = finetunes(self.claims)  # read once per batch: each re-resolution of some rows asks again
             self._finetune = every if self.rows is None else every[self.rows]
         return self._finetune
-
-    def _finetune_text(self) -> np.ndarray:
-        """:meth:`finetune` for every claim (read once per batch: each re-resolution of some rows asks again)."""
-        codes, texts = text_codes(self.claims.info["base_model"])
-        return np.array([text is not None and text.strip() != "" for text in texts], dtype=bool)[codes]
 
     def restate(self, rows: np.ndarray, old: str, new: str) -> None:
         """Read the stated ``old`` figure of ``rows`` as the quantity ``new`` instead (a FLOP/s or a compute read as
