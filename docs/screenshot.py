@@ -7,7 +7,9 @@ downloaded browser), with every network request refused, and writes:
 - ``docs/report.png``: the top of the page (title and summary);
 - ``docs/report-charts.png``: the charts;
 - ``docs/report-claim.png``: the worst failing claim in full, from the example report (``reports/example.html``:
-  claims with known slips), since every run of the corpus passes.
+  claims with known slips), since every run of the corpus passes;
+- ``docs/report-problems.png``: the top of the example report, down to its worst claims: the verdict, the input,
+  and each problem claim's next step.
 
 Options: ``--html FILE`` (another report), ``--claim-html FILE`` (the report of the claim shot), ``--out DIR``
 (another folder), ``--chromium PATH``.
@@ -56,7 +58,8 @@ def shoot(html: Path, out: Path, chromium: str = CHROMIUM, claim_html: Path | No
             for name, selector, from_top, max_height, target_url in (
                     ("report.png", "#summary", True, 1400, url),
                     ("report-charts.png", "#charts", False, 1500, url),
-                    ("report-claim.png", "article.claim.status-fail", False, 2400, claim_url)):
+                    ("report-claim.png", "article.claim.status-fail", False, 2400, claim_url),
+                    ("report-problems.png", "ol.worst", True, 1600, claim_url)):
                 if page.url != target_url:
                     page.goto(target_url)
                 if page.locator(selector).count() == 0 and selector.startswith("article.claim"):
