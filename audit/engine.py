@@ -310,10 +310,10 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
 
     state.resolve = lambda rows, q1, s1, h1, p1: apply_relations(WorkState(
         claims=claims, config=config, catalog=catalog, q=q1, source=s1, how=h1, precision=p1, hardware=hw,
-        architecture=arch, rows=rows))
+        architecture=arch, rows=rows, readings=state.readings))
     state.disagree = lambda rows, q1, s1, h1, p1: disagreements(WorkState(
         claims=claims, config=config, catalog=catalog, q=q1, source=s1, how=h1, precision=p1, hardware=hw,
-        architecture=arch, rows=rows))
+        architecture=arch, rows=rows, readings=state.readings))
     # Rules that reread stated figures before any relation runs (and say so).
     frames.extend(_run(rule, state) for rule in rules_of_stage("prepare"))
     undo: list[_Undo] = []

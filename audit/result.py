@@ -47,10 +47,14 @@ class AuditResult:
     #: Column arrays read by :meth:`cell`, filled on first use (rendering reads millions of cells).
     _columns: dict[tuple[str, str], np.ndarray] = field(default_factory=dict, init=False, repr=False,
                                                         compare=False)
-    #: Positions of each finding's explanations, grouped on first use.
-    #: :class:`audit.records.ClaimRecords` of this result (key ``"claims"``), made on the first
-    #: :func:`audit.records.claim_record` (the result is frozen: the cache is a dict filled in place).
+    #: Things made from the result on first use and kept (the result is frozen: the cache is a dict filled in
+    #: place, never a new attribute): ``"claims"``, the :class:`audit.records.ClaimRecords` of this result made
+    #: on the first :func:`audit.records.claim_record`; ``"derivation_patterns"`` (:meth:`derivation_patterns`);
+    #: ``"stated_figures"`` and ``"stated_leaves"``, the stated figures each relation check ties
+    #: (:meth:`audit.rules.RelationRule.stated_figures`); ``"R001 lowest estimates"``, the lowest compute estimate
+    #: of every claim for R001's words.
     _records: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    #: Positions of each finding's explanations, grouped on first use (:meth:`explanation_groups`).
     _explanation_groups: dict[int, list[int]] = field(default_factory=dict, init=False, repr=False,
                                                        compare=False)
 

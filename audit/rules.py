@@ -2147,14 +2147,21 @@ class NoPeakForPrecision(Rule):
         # peak says nothing against the claim (AlphaGo on TPU v1, an int8 chip, with bf16 assumed).
         assumed = hw["precision_assumed"].to_numpy(dtype=bool)[rows]
         severity = np.where(tpu_fp32 | assumed, "info", "warning")
-        detail = np.where(assumed & ~tpu_fp32, precision.astype(str) + " (assumed)", precision)
-        return findings_frame(rows, cls.code, severity, "precision", detail=detail)
+        return findings_frame(rows, cls.code, severity, "precision", detail=precision)
+
+    @classmethod
+    def _assumed(cls, result: "AuditResult", f: FindingRow) -> bool:
+        """Whether the precision without a peak (the finding's detail) is the one the tool assumed (fp32 on a TPU
+        has words of its own)."""
+        row = int(f["row"])
+        tpu_fp32 = bool(result.cell("hardware", row, "tpu")) and f["detail"] == "fp32"
+        return bool(result.cell("hardware", row, "precision_assumed")) and not tpu_fp32
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
         name = result.cell("hardware", int(f["row"]), "accelerator_name")
-        if f["severity"] == "info" and str(f["detail"]).endswith("(assumed)"):
-            return (f"precision not stated, and the catalog has no {str(f['detail']).split()[0]} peak for {name} "
+        if cls._assumed(result, f):
+            return (f"precision not stated, and the catalog has no {f['detail']} peak for {name} "
                     f"(the usual precision assumed); state the precision to check the hardware figures")
         if f["severity"] == "info":
             return (f"fp32 on {name}: its matrix units run fp32 as several bf16 passes at an unpublished rate; "

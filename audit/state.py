@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 from audit.lazy import pandas as pd  # imported on first use: quick start-up
@@ -55,21 +55,26 @@ class Prefill:
     check: str | None = None
 
 
-def _claims_cache(claims: Claims, key: str, compute: Callable[[], Any]) -> Any:
-    """A value computed once per claims object (masks read from the claims' text fields), kept on the object."""
-    store = claims.__dict__.setdefault("_work_cache", {})
-    if key not in store:
-        store[key] = compute()
-    return store[key]
+@dataclass
+class TextReadings:
+    """What the claims' text fields say that rules ask for on every pass, for every claim of the batch: read
+    once per evaluation and shared by every :class:`WorkState` the engine makes of the same claims (the
+    re-resolutions of the outlier search too). None: not read yet."""
+
+    #: :func:`finetunes`.
+    finetune: np.ndarray | None = None
+    #: :meth:`WorkState._sparse_text`: (said sparse, said dense).
+    sparse: tuple[np.ndarray, np.ndarray] | None = None
+    #: :meth:`WorkState.compute_stages`, every claim.
+    compute_stages: np.ndarray | None = None
+    #: :meth:`WorkState.compute_estimates`, every claim.
+    compute_estimates: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def finetunes(claims: Claims) -> np.ndarray:
-    """Claims that are fine-tunes (they name a base model), read once per claims object."""
-    def read() -> np.ndarray:
-        codes, texts = text_codes(claims.info["base_model"])
-        return np.array([text is not None and text.strip() != "" for text in texts], dtype=bool)[codes]
-
-    return _claims_cache(claims, "finetune", read)
+    """Claims that are fine-tunes (they name a base model)."""
+    codes, texts = text_codes(claims.info["base_model"])
+    return np.array([text is not None and text.strip() != "" for text in texts], dtype=bool)[codes]
 
 
 @dataclass
@@ -109,6 +114,8 @@ class WorkState:
                        np.ndarray] | None = None
     #: Positions of the claims the work columns hold, when they hold only some (None: every claim in order).
     rows: np.ndarray | None = None
+    #: The text fields' readings of every claim, shared with the states made of the same claims.
+    readings: TextReadings = field(default_factory=TextReadings, repr=False)
     #: :meth:`finetune`, computed on first use (relations ask for it on every pass).
     _finetune: np.ndarray | None = field(default=None, repr=False)
 
@@ -121,7 +128,9 @@ class WorkState:
         """Claims that are fine-tunes (they name a base model): their compute may include the base model's,
         while their hardware figures describe the fine-tune alone."""
         if self._finetune is None:
-            every = finetunes(self.claims)  # read once per batch: each re-resolution of some rows asks again
+            if self.readings.finetune is None:  # read once per batch: each re-resolution of some rows asks again
+                self.readings.finetune = finetunes(self.claims)
+            every = self.readings.finetune
             self._finetune = every if self.rows is None else every[self.rows]
         return self._finetune
 
@@ -140,7 +149,9 @@ class WorkState:
         """Claims of a mixture-of-experts model, as the claim's ``architecture``, its parameter notes
         (:data:`audit.quantities.SPARSE_PATTERN`) or an expert count above one say: N in C = 6ND is then the active
         count, which a total parameter count only bounds from above."""
-        said, dense = _claims_cache(self.claims, "sparse", self._sparse_text)
+        if self.readings.sparse is None:
+            self.readings.sparse = self._sparse_text()
+        said, dense = self.readings.sparse
         if self.rows is not None:
             said, dense = said[self.rows], dense[self.rows]
         experts = self.q["experts"].to_numpy(dtype=float) if "experts" in self.q.columns else np.full(len(self.q), np.nan)
@@ -150,20 +161,25 @@ class WorkState:
         """The sum of stages that the claim's compute notes give for its stated compute ("1.07e23 + 6.2e22 =
         1.69e23"), "" where they give none (:func:`audit.notes.compute_sum`): such a compute covers several
         trainings, of which the claim's parameters, tokens and hardware describe one."""
-        sums = _claims_cache(self.claims, "compute_stages", lambda: compute_sums(
-            pd.Series(self.claims.info["compute_notes"] if "compute_notes" in self.claims.info else None,
-                      index=self.claims.info.index, dtype=object),
-            self.claims.values["compute_flops"].to_numpy(dtype=float)))
+        if self.readings.compute_stages is None:
+            self.readings.compute_stages = compute_sums(self._compute_notes(),
+                                                        self.claims.values["compute_flops"].to_numpy(dtype=float))
+        sums = self.readings.compute_stages
         return sums if self.rows is None else sums[self.rows]
 
     def compute_estimates(self) -> tuple[np.ndarray, np.ndarray]:
         """The two estimates (larger, smaller; NaN where none) whose geometric mean the claim's compute notes
         state as its compute (:func:`audit.notes.geometric_mean`)."""
-        high, low = _claims_cache(self.claims, "compute_estimates", lambda: geometric_means(
-            pd.Series(self.claims.info["compute_notes"] if "compute_notes" in self.claims.info else None,
-                      index=self.claims.info.index, dtype=object),
-            self.claims.values["compute_flops"].to_numpy(dtype=float)))
+        if self.readings.compute_estimates is None:
+            self.readings.compute_estimates = geometric_means(
+                self._compute_notes(), self.claims.values["compute_flops"].to_numpy(dtype=float))
+        high, low = self.readings.compute_estimates
         return (high, low) if self.rows is None else (high[self.rows], low[self.rows])
+
+    def _compute_notes(self) -> pd.Series:
+        """Every claim's compute notes (None where the input has no such column)."""
+        info = self.claims.info
+        return pd.Series(info["compute_notes"] if "compute_notes" in info else None, index=info.index, dtype=object)
 
     def total_only(self) -> np.ndarray:
         """Mixture-of-experts claims that do not state their active parameters: their N is a total, which bounds
