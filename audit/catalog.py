@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import difflib
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -347,6 +348,14 @@ def mix_memory_gb(accelerators: list[Accelerator], counts: list[float] | None = 
             return None
         return sum(c * m for c, m in zip(counts, mems)) / sum(counts)
     return mems[0] if all(m == mems[0] for m in mems) else None
+
+
+@lru_cache(maxsize=1)
+def catalog_revision() -> str:
+    """The date (ISO 8601) the bundled catalog was last revised, from ``audit/data/catalog_revision.json``; a test
+    keeps it with the hash of ``accelerators.csv``, so the catalog cannot change without a new date."""
+    with open(data_path("catalog_revision.json"), encoding="utf-8") as fh:
+        return str(json.load(fh)["revised"])
 
 
 @lru_cache(maxsize=1)

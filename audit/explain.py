@@ -20,7 +20,7 @@ import pandas as pd
 from audit.columns import distinct_pairs
 from audit.engine import Evaluation
 from audit.resources import data_path
-from audit.rules import RULES
+from audit.rules import RULES, codes_where
 
 EXPLANATION_COLUMNS = ("finding", "rank", "cause", "factor", "direction", "corrected", "fit")
 
@@ -281,15 +281,21 @@ def _moe_hints(findings: pd.DataFrame, target: np.ndarray, q: pd.DataFrame, eval
     no_active = np.isnan(q["active_params"].to_numpy(dtype=float)[rows]) & \
         ~np.isnan(q["params"].to_numpy(dtype=float)[rows]) & _needs_met(causes_by_code()["moe-active-share"].needs,
                                                                         evaluation, rows)
-    # C = 6ND with N the total: the claimed compute is the active share of it.
-    share = np.where(np.isin(rules, ["C001", "C007"]) & (quantity == "compute_flops"), ratio,
-                     np.where((rules == "C003") & (quantity == "mfu"), ratio, np.nan))
-    # An MFU above the band that was derived from a compute of 6·N·D with N the total (C001): it falls with the
-    # active share; the share that brings it to the middle of the band (the geometric mean of 15 % and 65 %).
+    # The rules whose findings about a quantity fall with the active share (Rule.active_share_of): a compute
+    # stated against 6·N·D with N the total (C001, C007), an MFU against such a compute (C003).
+    share_of = {code: RULES[code].active_share_of for code in codes_where("active_share_of")}
+    band_rules = [code for code in share_of if RULES[code].utilization]
+    which, codes = _text_codes(rules)
+    of = np.array([share_of.get(str(c), "") for c in codes] + [""], dtype=object)[which]
+    share = np.where((of == quantity) & ~np.isin(rules, band_rules), ratio, np.nan)
+    # An MFU above the band that was derived from a compute counting the total parameters (6·N·D, C001): it
+    # falls with the active share; the share that brings it to the middle of the band (the geometric mean of
+    # 15 % and 65 %).
     low, high = evaluation.config.band
     mfu = findings["claimed"].to_numpy(dtype=float)[target]
-    from_total = evaluation.how["compute_flops"].to_numpy(dtype=object)[rows] == "C001"
-    utilization = (rules == "U001") & from_total & (mfu > high)
+    from_total = np.isin(evaluation.how["compute_flops"].to_numpy(dtype=object)[rows],
+                         codes_where("derives_from_total_params"))
+    utilization = np.isin(rules, band_rules) & from_total & (mfu > high)
     with np.errstate(divide="ignore", invalid="ignore"):
         share = np.where(utilization, math.sqrt(low * high) / mfu, share)
     hit = no_active & (share >= MOE_SHARE[0]) & (share <= MOE_SHARE[1])

@@ -95,8 +95,10 @@ def empty_findings() -> pd.DataFrame:
     return frame
 
 
-def status_of(findings: pd.DataFrame, n: int, notes: np.ndarray | None = None) -> pd.Series:
-    """Each claim's status from its worst finding: error → fail, warning → warn, a V001 finding → invalid, and a
+def status_of(findings: pd.DataFrame, n: int, notes: np.ndarray | None = None,
+              invalid: np.ndarray | None = None) -> pd.Series:
+    """Each claim's status from its worst finding: error → fail, warning → warn, a finding that ``invalid`` marks
+    (an unusable value, from the rules that invalidate, :attr:`audit.rules.Rule.invalidates`) → invalid, and a
     claim on which no check ran → unchecked. ``notes`` marks findings that only say how a figure was read (an
     info from a rule that checks nothing); they do not make a claim checked."""
     status = np.full(n, "unchecked", dtype=object)
@@ -114,7 +116,8 @@ def status_of(findings: pd.DataFrame, n: int, notes: np.ndarray | None = None) -
         status = np.where(worst >= SEVERITY_RANK["error"], "fail",
                           np.where(worst >= SEVERITY_RANK["warning"], "warn",
                                    np.where(checked, "pass", "unchecked"))).astype(object)
-        status[rows[rule_is(findings, ["V001"])]] = "invalid"
+        if invalid is not None:
+            status[rows[np.asarray(invalid, dtype=bool)]] = "invalid"
     return pd.Series(status, dtype=object)
 
 

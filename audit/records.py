@@ -75,7 +75,7 @@ def _explanations_at(result: AuditResult, positions: list[int], f: dict[str, Any
         cause = causes[e["cause"]]
         factor = float(e["factor"])
         corrected = _num(e["corrected"])
-        if e["cause"] == "moe-active-share" and f["rule"] == "U001":
+        if e["cause"] == "moe-active-share" and RULES[str(f["rule"])].utilization:  # the share for the band
             params = float(result.cell("q", int(f["row"]), "params"))
             low, high = result.config.band
             mfu = float(f["claimed"])
@@ -251,14 +251,11 @@ def _derivation(result: AuditResult, row: int, name: str, src: Any, how: Any, so
     if name == "tokens_per_param":
         return (f"tokens / params = {fmt.count(result.cell('q', row, 'tokens'))} / "
                 f"{fmt.count(result.cell('q', row, 'params'))} = {fmt.sig(float(result.cell('q', row, name)), 4)}")
-    if name == "training_state_bytes":
-        return "M001: " + RULES["M001"]._state_text(result, row)  # type: ignore[attr-defined]
-    if name == "min_chips_memory":
-        total = float(result.cell("q", row, "training_state_bytes"))
-        mem = float(result.cell("q", row, "memory_per_chip"))
-        return (f"M001: ⌈{fmt.sig(total / 1e12, 4)} TB / {fmt.sig(mem / 1e9, 4)} GB⌉ = "
-                f"{int(result.cell('q', row, 'min_chips_memory')):,}")
     rule = RULES.get(str(how))
+    if rule is not None:  # a value a rule derived outside any relation says itself how (M001's training state)
+        text = rule.derivation_text(result, row, name)
+        if text is not None:
+            return text
     if rule is not None and issubclass(rule, RelationRule):
         return f"{rule.code}: {rule.substituted_texts(result, [row], _relation_subject(rule, name))[0]}"
     if rule is not None:  # a value a non-relation rule set (E008: PUE 1.0 assumed)

@@ -187,6 +187,12 @@ def relation_rules() -> tuple[type["RelationRule"], ...]:
     return tuple(sorted(rel, key=lambda r: (r.order, r.code)))
 
 
+def codes_where(attribute: str) -> tuple[str, ...]:
+    """The codes of the rules whose class attribute ``attribute`` is set (true or non-empty), in code order:
+    what is special about a rule is read from the rule, never from a list of codes elsewhere."""
+    return tuple(r.code for r in all_rules() if getattr(r, attribute))
+
+
 def rules_of_stage(stage: str) -> tuple[type["Rule"], ...]:
     """The rules the engine evaluates at ``stage`` (``prefill``, ``outlier`` or ``check``), by code."""
     return tuple(r for r in all_rules() if r.stage == stage)
@@ -221,6 +227,19 @@ class Rule:
     #: Its info findings say how a figure was read or found, they check nothing: a claim with only such
     #: findings is ``unchecked``, not ``pass``.
     note: ClassVar[bool] = False
+    #: Its findings are values that could not be used: the claim is ``invalid`` whatever else holds, the rule
+    #: cannot be switched off (``--ignore``), and a report names the field of each finding.
+    invalidates: ClassVar[bool] = False
+    #: The quantity of its findings that falls with the active share when a mixture-of-experts claim gives only
+    #: its total parameters (a compute or an MFU stated against 6·N_total·D): the explanations then offer the
+    #: active count that fits. A utilization rule's share is the one that brings the MFU into the band.
+    active_share_of: ClassVar[str] = ""
+    #: A compute it derives counts the total parameters (6·N·D): an MFU derived from that compute falls with
+    #: the active share of a mixture-of-experts model.
+    derives_from_total_params: ClassVar[bool] = False
+    #: The HTML report's chart its findings mark: ``utilization`` (the verdict colours the MFU chart) or
+    #: ``compute`` (its claimed and implied compute are plotted against each other).
+    chart: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -233,6 +252,12 @@ class Rule:
     def doc(cls) -> str:
         """The rule's documentation (its docstring, dedented)."""
         return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def derivation_text(cls, result: "AuditResult", row: int, name: str) -> str | None:
+        """How the rule derived the value of ``name`` for claim ``row``, in words with the values substituted,
+        when it derives one outside the relations (M001's training state); None otherwise."""
+        return None
 
     @classmethod
     def summary(cls) -> str:
@@ -593,6 +618,9 @@ class ComputeSixND(RelationRule):
     subjects = ("compute_flops", "tokens", "n_eff")
     symbols = {"compute_flops": "C", "n_eff": "N", "tokens": "D"}
     order = 40
+    active_share_of = "compute_flops"
+    derives_from_total_params = True
+    chart = "compute"
 
     @classmethod
     def applies(cls, state: WorkState) -> np.ndarray | None:
@@ -681,6 +709,7 @@ class ComputeFromHardware(RelationRule):
     uses_peak = True
     goodput_quantity = "mfu"
     weighs_compute_reading = True
+    active_share_of = "mfu"
 
     @classmethod
     def applies(cls, state: WorkState) -> np.ndarray | None:
@@ -811,6 +840,7 @@ class ComputeFromArchitecture(RelationRule):
     subjects = ("compute_flops", "tokens")
     symbols = {"compute_flops": "C", "flops_per_token": "F", "tokens": "D"}
     order = 30
+    active_share_of = "compute_flops"
 
     @classmethod
     def applies(cls, state: WorkState) -> np.ndarray | None:
@@ -1726,6 +1756,8 @@ class MFUPlausible(_Utilization):
     name = "mfu-plausible"
     quantity = "mfu"
     formula = "0 < MFU ≤ 1; band 15 %-65 %"
+    active_share_of = "mfu"
+    chart = "utilization"
 
 
 class HFUPlausible(_Utilization):
@@ -1892,6 +1924,17 @@ class MemoryFit(Rule):
             weights_fit = np.log(weights / capacity) <= lam
         sev = np.where(fits, "ok", np.where(weights_fit, "info", "warning"))
         return findings_frame(rows, cls.code, sev, "chips", chips[rows], need[rows])
+
+    @classmethod
+    def derivation_text(cls, result: "AuditResult", row: int, name: str) -> str | None:
+        if name == "training_state_bytes":
+            return f"{cls.code}: {cls._state_text(result, row)}"
+        if name == "min_chips_memory":
+            total = float(result.cell("q", row, "training_state_bytes"))
+            mem = float(result.cell("q", row, "memory_per_chip"))
+            return (f"{cls.code}: ⌈{fmt.sig(total / 1e12, 4)} TB / {fmt.sig(mem / 1e9, 4)} GB⌉ = "
+                    f"{int(result.cell('q', row, 'min_chips_memory')):,}")
+        return None
 
     @classmethod
     def _state_text(cls, result: "AuditResult", row: int) -> str:
@@ -2187,6 +2230,7 @@ class InvalidValue(Rule):
     name = "invalid-value"
     quantity = "claim"
     formula = "value parses and is in range"
+    invalidates = True
 
     @classmethod
     def evaluate(cls, state: WorkState) -> pd.DataFrame | None:

@@ -17,12 +17,12 @@ import numpy as np
 
 from audit.findings import status_of, worst_status
 from audit.result import AuditResult
-from audit.rules import RULES
+from audit.rules import RULES, codes_where
 
 #: Selects every rule.
 ALL = "ALL"
 #: Rules that cannot be ignored: an invalid value always makes its claim invalid.
-ALWAYS = frozenset({"V001"})
+ALWAYS = frozenset(codes_where("invalidates"))
 
 
 class SelectionError(ValueError):
@@ -96,7 +96,7 @@ def apply(result: AuditResult, codes: frozenset[str]) -> AuditResult:
         explanations["finding"] = moved[moved >= 0]
         explanations = explanations.reset_index(drop=True)
     notes = kept["rule"].isin([code for code, rule in RULES.items() if rule.note]).to_numpy()
-    status = status_of(kept, len(result), notes)
+    status = status_of(kept, len(result), notes, kept["rule"].isin(codes_where("invalidates")).to_numpy())
     if phase_result is not None and result.phase_parent is not None:
         status = worst_status(status, phase_result.status, result.phase_parent)
     return dataclasses.replace(result, findings=kept, explanations=explanations, status=status,

@@ -123,12 +123,7 @@ def test_fine_tune_and_sparse_readings_are_those_of_the_text():
 #: a rule belongs to its class). Counted per file so that no new one appears unnoticed; lower a count when a
 #: place is moved into a rule's class.
 KNOWN_CODE_COMPARISONS = {
-    "audit/findings.py": 1,  # status_of: V001 makes a claim invalid
-    "audit/explain.py": 4,  # _moe_hints: which findings scale with N (C001, C007 and C003; U001 from C001)
-    "audit/records.py": 1,  # the MoE hint on U001 in words
-    "audit/report/text.py": 1,  # V001 names its field
     "audit/report/markdown.py": 1,  # V001 names its field
-    "audit/report/html.py": 5,  # charts of U001/U002 and C001, the outlier's box (C009), V001's field
 }
 
 

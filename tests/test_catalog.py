@@ -325,3 +325,20 @@ def test_mix_peak_averages_by_chip_count_or_needs_a_shared_peak(catalog):
     # Counts that do not fit the parts: no peak.
     assert mix_peak([a100, v100], counts=[1]) is None
     assert mix_peak([a100, v100], counts=[1, 0]) is None
+
+
+def test_catalog_revision_date_follows_the_catalog_file():
+    """The catalog's revision date (shown in every HTML report's footer) belongs to this exact accelerators.csv:
+    editing the catalog without setting a new date in catalog_revision.json fails here."""
+    import datetime
+    import hashlib
+    import json
+
+    from audit.catalog import catalog_revision
+
+    meta = json.loads(data_path("catalog_revision.json").read_text(encoding="utf-8"))
+    digest = hashlib.sha256(data_path("accelerators.csv").read_bytes()).hexdigest()
+    assert meta["accelerators_csv_sha256"] == digest, (
+        "accelerators.csv changed: set 'revised' to today's date and the new sha256 in catalog_revision.json")
+    assert catalog_revision() == meta["revised"]
+    assert datetime.date.fromisoformat(catalog_revision()) <= datetime.date.today()

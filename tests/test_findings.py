@@ -23,9 +23,13 @@ def test_status_from_the_worst_finding_and_unchecked_without_any():
     f = _frame([0, 0, 1, 2, 2, 4, 5], ["C001", "C002", "C001", "V001", "C001", "C015", "C001"],
                ["ok", "warning", "error", "error", "ok", "info", "ok"])
     notes = (f["rule"] == "C015").to_numpy()
-    assert status_of(f, 6, notes).tolist() == ["warn", "fail", "invalid", "unchecked", "unchecked", "pass"]
-    # Without the notes mask every finding counts as a check.
-    assert status_of(f, 6).tolist()[4] == "pass"
+    invalid = (f["rule"] == "V001").to_numpy()
+    assert status_of(f, 6, notes, invalid).tolist() == ["warn", "fail", "invalid", "unchecked", "unchecked", "pass"]
+    # Without the notes mask every finding counts as a check; without the invalid mask no value was unusable.
+    assert status_of(f, 6).tolist() == ["warn", "fail", "fail", "unchecked", "pass", "pass"]
+    # The invalidating rules are read from the registry (Rule.invalidates), not listed here.
+    from audit.rules import codes_where
+    assert codes_where("invalidates") == ("V001",)
 
 
 def test_a_run_is_as_bad_as_its_worst_phase_and_checked_if_a_phase_is():

@@ -795,8 +795,10 @@ def test_footer_states_version_catalog_tolerances_and_documentation(corpus_page,
     with files("audit.data").joinpath("accelerators.csv").open() as fh:
         accelerators = sum(1 for _ in csv.DictReader(fh))
     thresholds = json.loads(files("audit.data").joinpath("thresholds.json").read_text())
+    revised = json.loads(files("audit.data").joinpath("catalog_revision.json").read_text())["revised"]
     text = footer(corpus_page)
-    assert f"train-audit {__version__} (catalog: {accelerators} accelerators)" in text
+    assert (f"train-audit {__version__} (accelerator catalog revised {revised}, {accelerators} accelerators)"
+            in text)
     c001 = thresholds["relations"]["C001"]
     assert f"C001 ok within {c001['ok']:g}x, warning within {c001['warn']:g}x" in text
     assert '<a href="#rules">Rules</a>' in text and "README.md" in text

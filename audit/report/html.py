@@ -29,7 +29,7 @@ from markupsafe import Markup, escape
 
 from audit import __version__
 from audit import formatting as fmt
-from audit.catalog import Catalog, load_catalog
+from audit.catalog import Catalog, catalog_revision, load_catalog
 from audit.findings import SEVERITY_RANK, STATUSES_WORST_FIRST
 from audit.quantities import label
 from audit.records import claim_record, findings_by_row, input_notes, summary
@@ -37,7 +37,7 @@ from audit.report import Options, register, svg
 from audit.resources import templates_dir
 from audit.result import AuditResult
 from audit.rounding import round_array, round_value
-from audit.rules import RULES, RelationRule
+from audit.rules import RULES, RelationRule, codes_where
 
 #: Claims shown in full in the page; beyond this the page shows the worst ones and says how many it left out.
 MAX_DETAILED = 500
@@ -177,7 +177,7 @@ def _deviation(result: AuditResult) -> np.ndarray:
     low, high = result.config.band
     with np.errstate(divide="ignore", invalid="ignore"):
         dev = np.abs(np.log(ratio))
-        util = np.isin(rule, ("U001", "U002"))
+        util = np.isin(rule, codes_where("utilization"))
         band_dev = np.maximum(np.maximum(np.log(claimed / high), np.log(low / claimed)), 0.0)
     dev = np.where(util & np.isfinite(band_dev), band_dev, dev)
     dev = np.where(np.isfinite(dev), dev, 0.0)
@@ -289,7 +289,8 @@ def _charts(result: AuditResult, anchors: dict[int, str]) -> list[dict[str, Any]
         ids = result.claims.info["id"].astype(str).tolist()
         names = result.claims.info["name"].tolist()
         mfu_src = result.source["mfu"].tolist()
-        u_sev = {int(r): s for r, s, c in zip(rows_f, sev_f, rule_f) if c == "U001"}
+        charted = {RULES[code].chart: code for code in codes_where("chart")}
+        u_sev = {int(r): s for r, s, c in zip(rows_f, sev_f, rule_f) if c == charted.get("utilization")}
         if len(has_mfu):
             points = [svg.UtilizationPoint(id=ids[r], label=str(names[r] or ids[r]), value=float(mfu[r]),
                                            source=str(mfu_src[r]), severity=u_sev.get(int(r), "info"),
@@ -304,7 +305,7 @@ def _charts(result: AuditResult, anchors: dict[int, str]) -> list[dict[str, Any]
                             f"the claim."),
                 "svg": Markup(svg.utilization_chart(points, band)),
             })
-        c_rows = [(int(r), s) for r, s, c in zip(rows_f, sev_f, rule_f) if c == "C001"]
+        c_rows = [(int(r), s) for r, s, c in zip(rows_f, sev_f, rule_f) if c == charted.get("compute")]
         if c_rows:
             n_eff = q["n_eff"].to_numpy(dtype=float)
             tokens = q["tokens"].to_numpy(dtype=float)
@@ -314,7 +315,7 @@ def _charts(result: AuditResult, anchors: dict[int, str]) -> list[dict[str, Any]
                                         expected=round_value(6.0 * (float(n_eff[r]) * float(tokens[r]))), severity=s,
                                         source=str(c_src[r]), href="#" + anchors[r] if r in anchors else None)
                        for r, s in c_rows]
-            ok, warn = result.config.tolerance("C001")
+            ok, warn = result.config.tolerance(charted["compute"])
             bad = sum(1 for p in cpoints if p.severity != "ok")
             charts.append({
                 "id": "chart-compute", "title": "Claimed against implied compute",
@@ -517,10 +518,10 @@ def _implied(name: str, value: float, short: bool = False) -> str:
 
 
 def _outlier_step(result: AuditResult, row: int) -> str | None:
-    """The figure to correct, from the claim's outlier finding (C009): None without one, or when the suspect is
-    the datasheet peak (the claim's own peak is then what to question)."""
+    """The figure to correct, from the claim's outlier finding (C009, the rule that leads): None without one, or
+    when the suspect is the datasheet peak (the claim's own peak is then what to question)."""
     f = result.findings
-    hit = f.loc[(f["row"].to_numpy(dtype=int) == row) & (f["rule"].astype(str).to_numpy() == "C009")]
+    hit = f.loc[(f["row"].to_numpy(dtype=int) == row) & np.isin(f["rule"].astype(str).to_numpy(), codes_where("leads"))]
     if not len(hit):
         return None
     cands = tuple(hit["candidates"].iat[0] or ())
@@ -540,7 +541,7 @@ def _question(result: AuditResult, row: int, f: dict[str, Any]) -> str:
     claimed, expected, ratio = f.get("claimed"), f.get("expected"), f.get("ratio")
     cause = (f.get("explanations") or [{}])[0].get("name")
     known = name in result.q.columns
-    if f["rule"] == "V001":
+    if rule.invalidates:
         text = f"ask the authors for a usable {label(name)} figure: {f['message']}"
     elif known and claimed is not None and expected is not None and ratio:
         text = (f"ask the authors how {_figure(result, row, name)} was obtained, when {rule.formula} gives "
@@ -764,6 +765,7 @@ def _context(result: AuditResult, title: str = "train-audit report", command: st
         "command": command or None,
         "sources": sources,
         "catalog_size": len(catalog),
+        "catalog_revised": catalog_revision(),
         "docs_url": documentation_url(),
         "tolerances": _tolerances(result, used_rules),
         "unread": input_notes(result)["unread_columns"],

@@ -46,7 +46,7 @@ def _message(f: Finding) -> str:
     """A finding's message; an invalid value names its field (``params: cannot read '5 apples' ...``)."""
     message = _safe(f.message)
     quantity = f.quantity
-    if f.rule == "V001" and quantity and not message.startswith(f"{quantity}:"):
+    if RULES[f.rule].invalidates and quantity and not message.startswith(f"{quantity}:"):
         return f"{quantity}: {message}"
     return message
 
