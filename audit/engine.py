@@ -813,16 +813,24 @@ def _verdicts(rule: type[RelationRule], rows: np.ndarray, q: np.ndarray, precisi
     # The residual Σ e_i · ln x_i is uncertain by Σ |e_i| · λ_i: the precision of every figure compared.
     slack = np.asfortranarray(_gather(precision, rows, np.asarray(idx, dtype=np.intp))) @ np.abs(rule.relation.powers)
     ratio = claimed / expected
-    severity = severity_of_ratio(ratio, ok_tol, warn_tol, slack)
+    side = None
     if rule.goodput_quantity and rule.code in config.goodput:
         # A stated steady-state figure above the end-to-end one differs by goodput, not by a mistake.
         ok_g, warn_g = config.goodput[rule.code]
         side = (subject_names == rule.goodput_quantity) & (ratio > 1)
         for name in rule.goodput_unless_stated:
             side &= ~is_claimed(name)[rows]
-        severity = np.where(side, severity_of_ratio(ratio, ok_g, warn_g, slack), severity)
-    detail = np.full(len(rows), None, dtype=object)
-    has_detail = False
+
+    def judge(allowance: np.ndarray | float) -> np.ndarray:
+        found = severity_of_ratio(ratio, ok_tol, warn_tol, allowance)
+        return found if side is None else np.where(side, severity_of_ratio(ratio, ok_g, warn_g, allowance), found)
+
+    severity = judge(slack)
+    # Verdicts that only the precision of the stated figures made better ("1T" tokens is 0.5T-1.5T): the message
+    # says so (detail ``within-precision``), so that an "agrees" at a ratio beyond the tolerance is explained.
+    rounding = (slack > 0) & (severity != judge(0.0))
+    has_detail = bool(rounding.any())
+    detail = np.where(rounding, "within-precision", None).astype(object)
     with np.errstate(divide="ignore", invalid="ignore"):
         lhs = np.log(values) @ rule.relation.powers - np.log(rule.relation.constant)
     if rule.weighs_compute_reading:

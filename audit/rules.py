@@ -30,6 +30,7 @@ from audit.columns import map_unique
 from audit.config import Config
 from audit.findings import SEVERITIES, concat_findings, findings_frame
 from audit.notes import TOKENS_SEEN_HOW, compute_sum, dataset_units
+from audit.significance import relative_half_width
 from audit.quantities import label
 from audit.flops import ARCHITECTURE_CONVENTIONS
 from audit.state import WorkState, effective_params, finetunes
@@ -477,9 +478,31 @@ class RelationRule(Rule):
         ties = ", ".join(dict.fromkeys(n if n == "datasheet" else label(n) for n in cls.stated_figures(result, row)))
         text = (f"{label(subject)} {fmt.value(subject, claimed)} ({what}) {verb} {fmt.value(subject, expected)} "
                 f"implied by {cls.formula}, which ties the stated {ties} (ratio {fmt.ratio(r)})")
+        if f["detail"] == "within-precision":
+            text += "; " + cls._precision_text(result, row)
         if cls.uses_peak and bool(result.cell("hardware", row, "precision_assumed")):
             text += f"; precision not stated, {result.cell('hardware', row, 'precision')} assumed"
         return text
+
+    @classmethod
+    def _precision_text(cls, result: "AuditResult", row: int) -> str:
+        """Why a ratio beyond the tolerance is no finding: the stated figure written with the fewest digits, and
+        the range its last digit allows (``Tokens "1T" is anything from 500B to 1.5T``)."""
+        widest, width = None, 0.0
+        text = result.claims.text
+        for name in cls.stated_figures(result, row):
+            if name in text.columns:
+                w = relative_half_width(text[name].iat[row])
+                if w > width:
+                    widest, width = name, w
+        if widest is None:
+            return "within the rounding of the stated figures"
+        value = float(result.cell("q", row, widest)) if widest in result.q.columns else float("nan")
+        written = str(text[widest].iat[row])
+        if value != value:
+            return f"within the rounding of the stated figures ({label(widest)} written \"{written}\")"
+        return (f"within the rounding of the stated figures: {label(widest)} written \"{written}\" is anything "
+                f"from {fmt.value(widest, value * (1 - width))} to {fmt.value(widest, value * (1 + width))}")
 
     @classmethod
     def formula_texts(cls, result: "AuditResult", findings: Sequence[FindingRow]) -> list[str]:

@@ -1,0 +1,54 @@
+"""Stated figures carry their precision (audit/significance.py), and a check that only that precision lets pass
+says so: an "agrees" at a ratio beyond the rule's tolerance must not read as an unexplained pass."""
+
+from __future__ import annotations
+
+import pytest
+
+from audit.api import check_records
+from audit.rules import RULES
+from audit.significance import relative_half_width
+
+
+@pytest.mark.parametrize("text, width", [
+    ("56.5%", 0.05 / 56.5),  # half a unit of the last digit, relative to the number
+    ("1T", 0.5),  # one significant digit: 0.5T to 1.5T
+    ("1.00T", 0.005),
+    ("48 hours", 0.5 / 48),
+    ("1,022,362", 0.5 / 1_022_362),
+    ("3.14e23", 0.005 / 3.14),
+    ("2048.0", 0.5 / 2048),  # a number cell printed by Python: the ".0" is not a stated digit
+])
+def test_half_a_unit_of_the_last_stated_digit(text, width):
+    assert relative_half_width(text) == pytest.approx(width, rel=1e-12)
+
+
+#: A vendor-style claim: 512 H100 for 48 hours training 13B parameters on 1T tokens at 55 % MFU. By hand:
+#: C = 6 × 13e9 × 1e12 = 7.8e22 FLOP; chip-hours 512 × 48 = 24,576; at the H100 SXM's dense BF16 peak of
+#: 989.4 TFLOP/s (NVIDIA H100 datasheet) the figures imply MFU = 7.8e22 / (24,576 × 3600 × 9.894e14) = 89.1 %,
+#: and 0.55 / 0.891 = 0.617, beyond C003's 1.25x tolerance.
+VENDOR = {"id": "vendor", "params": "13B", "hardware": "H100 SXM", "chips": 512, "wall_clock_days": "48 hours",
+          "mfu": "55%"}
+
+
+def _c003(tokens: str) -> dict:
+    result = check_records([{**VENDOR, "tokens": tokens}])
+    f = result.findings
+    [pos] = f.index[f["rule"].astype(str) == "C003"].tolist()
+    row = f.loc[pos]
+    return {"severity": str(row["severity"]), "ratio": float(row["ratio"]),
+            "message": RULES["C003"].message(result, row)}
+
+
+def test_a_pass_that_only_the_rounding_of_a_figure_allows_says_which_figure():
+    c003 = _c003("1T")  # one significant digit: anything from 0.5T to 1.5T tokens
+    assert c003["ratio"] == pytest.approx(0.55 / (7.8e22 / (24_576 * 3600 * 989.4e12)), rel=1e-3)
+    assert c003["severity"] == "ok"
+    assert 'within the rounding of the stated figures: Tokens written "1T" is anything from 500B to 1.5T' \
+        in c003["message"]
+
+
+def test_the_same_claim_stated_to_three_digits_is_a_finding_without_that_note():
+    c003 = _c003("1.00T")
+    assert c003["severity"] == "warning"
+    assert "rounding" not in c003["message"]
