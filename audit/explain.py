@@ -19,6 +19,7 @@ import pandas as pd
 
 from audit.columns import distinct_pairs
 from audit.engine import Evaluation
+from audit.quantities import BY_NAME
 from audit.resources import data_path
 from audit.rules import RULES, codes_where
 
@@ -51,7 +52,9 @@ class Cause:
     needs: str = ""
     #: Which figure the slip makes wrong, and which way: ``compute_flops low`` (counting the forward pass only gives
     #: a compute 3x too low). A relation finding is explained only in the direction the slip would push it; empty:
-    #: either way (a unit prefix).
+    #: either way (a unit prefix); a figure without a way (``mfu``): that figure, either way. Several alternatives, separated by ``;``, are tried in order, the first whose
+    #: figure the relation holds deciding (``mfu high; throughput_tokens_per_s high``: a steady-state figure
+    #: reads high against end-to-end time, whichever one the relation compares).
     slip: str = ""
 
 
@@ -76,16 +79,19 @@ def _slip_fits(slip: str, pairs: tuple[np.ndarray, np.ndarray], pair_of: np.ndar
 
     ``pairs`` holds the distinct (rule, subject) pairs of the findings (rules, subjects), ``pair_of`` each finding's
     pair (:func:`_pairs`): the sign is worked out once per pair, not per finding."""
-    quantity, way = slip.split()
-    sign = -1.0 if way == "low" else 1.0
+    alternatives = [part.split() for part in slip.split(";") if part.strip()]
 
     def expected(rule: str, subject: str) -> float:
         """The sign a slip pushes the ratio of a (rule, subject) finding; 0: the relation does not hold both."""
         relation = getattr(RULES.get(rule), "relation", None)
         exps = dict(relation.exponents) if relation is not None else {}
-        if quantity not in exps or subject not in exps:
-            return 0.0
-        return float(np.sign(sign * exps[quantity] / exps[subject]))
+        for quantity, *way in alternatives:
+            if quantity in exps and subject in exps:
+                if not way:  # the figure, either way
+                    return 0.0
+                sign = -1.0 if way[0] == "low" else 1.0
+                return float(np.sign(sign * exps[quantity] / exps[subject]))
+        return 0.0
 
     want = np.array([expected(r, s) for r, s in zip(*pairs)], dtype=float)[pair_of]
     return (want == 0.0) | (np.sign(log_r) == want)
@@ -179,6 +185,11 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
     log_r = np.log(np.abs(ratio))
     subjects = findings["quantity"].to_numpy(dtype=object)[target]
     pairs, pair_of = _pairs(rule_t, subjects)
+    # A stated utilization (MFU, HFU) that a cause says is itself wrong must stay a utilization once corrected: an
+    # MFU of 55 % "computed against the sparse peak" would be 110 % of the dense one, so that is not the cause.
+    subject_of, subject_names = _text_codes(subjects)
+    fraction = np.array([bool(getattr(BY_NAME.get(str(s)), "fraction", False)) for s in subject_names] + [False],
+                        dtype=bool)[subject_of]
     stated_at: dict[str, np.ndarray] = {}
     for cause in load_causes():
         applies = np.array([code in cause.applies for code in codes], dtype=bool)[which]
@@ -213,7 +224,11 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
             in_band = (corrected >= low) & (corrected <= high)
             fits_ratio = np.abs(log_corr) <= np.log(ok_tol) + 1e-12
             # A utilization is explained only when it is too high: a low one has too many innocent causes.
-            fits = valid & np.where(band_rule, in_band & (claimed > high), fits_ratio & (np.abs(log_corr) < np.abs(log_r)))
+            slipped = [part.split()[0] for part in cause.slip.split(";") if part.strip()]
+            own = fraction & np.isin(subjects, slipped)  # the cause's wrong figure is the finding's own
+            possible = ~own | (claimed * np.exp(-direction * log_f) <= 1.0)
+            fits = valid & np.where(band_rule, in_band & (claimed > high),
+                                    fits_ratio & (np.abs(log_corr) < np.abs(log_r)) & possible)
             # Closeness of the fix, in units of the rule's tolerance, plus a penalty for a rare cause.
             score = np.where(band_rule, np.abs(log_corr - np.log(0.4)) / 10, np.abs(log_corr) / np.log(ok_tol))
             score = score + (1 - cause.weight)

@@ -271,3 +271,35 @@ def test_no_active_share_hint_for_an_impossible_mfu_that_does_not_come_from_the_
     c = claim({"id": "stated-compute", "params": "671B", "compute_flops": 5.95848e25, "hardware": "H800",
                "chips": 2048, "chip_hours": "2.788M GPU-hours", "precision": "fp8"})
     assert "moe-active-share" not in causes(finding(c, "U001"))
+
+
+#: 512 H100 for 48 hours, 13.0B parameters on 1.00T tokens: by hand C = 6 × 13e9 × 1e12 = 7.8e22 FLOP and
+#: 512 × 48 = 24,576 chip-hours; at the dense BF16 peak (989.4 TFLOP/s, NVIDIA H100 datasheet) that is
+#: 7.8e22 / (24,576 × 3600 × 9.894e14) = 89.1 % MFU.
+VENDOR = {"id": "vendor", "params": "13.0B", "tokens": "1.00T", "hardware": "H100 SXM", "chips": 512,
+          "wall_clock_days": "48.0 hours"}
+
+
+def test_steady_state_mfu_is_a_cause_only_when_the_stated_mfu_is_the_higher():
+    # A steady-state MFU is measured over good steps, the time is end to end: the stated MFU can only be the
+    # higher one. 55 % stated against 89.1 % implied points the other way.
+    low = finding(claim({**VENDOR, "mfu": "55.0%"}), "C003")
+    assert low["ratio"] == pytest.approx(0.55 / 0.8911, rel=1e-3)
+    assert low["severity"] == "warning"
+    assert "goodput" not in causes(low)
+    # The same run taking 144 hours implies 89.1 / 3 = 29.7 %; a stated 60 % is 2.02x that, beyond C003's 1.5x
+    # allowance for goodput (a warning) and within the 2.5x the cause accounts for: it is offered.
+    high = finding(claim({**VENDOR, "wall_clock_days": "144.0 hours", "mfu": "60.0%"}), "C003")
+    assert high["ratio"] == pytest.approx(0.60 / (0.8911 / 3), rel=1e-3)
+    assert high["severity"] == "warning"
+    assert "goodput" in causes(high)
+
+
+def test_a_cause_that_would_make_the_stated_mfu_impossible_is_not_offered():
+    # "MFU computed against the FP8 (or sparse) peak, so half the BF16 one": 55 % would be 110 % of the BF16 peak.
+    low = finding(claim({**VENDOR, "mfu": "55.0%"}), "C003")
+    assert "fp8-peak" not in causes(low) and "sparse-peak" not in causes(low)
+    # With 44 % stated, the FP8 reading gives 88 % of the BF16 peak against 89.1 % implied (0.988x): possible,
+    # and within C003's tolerance, so the FP8 peak is named.
+    half = finding(claim({**VENDOR, "mfu": "44.0%"}), "C003")
+    assert "fp8-peak" in causes(half)
