@@ -268,7 +268,17 @@ class TableWriter:
         self.file.commit()
 
     def abort(self) -> None:
-        self.file.abort()
+        """Drop the file. The Parquet writer is closed first (its footer goes into the temporary file about to be
+        removed): left open, it would try to finish the closed file when collected and print a traceback."""
+        parquet, self._parquet = self._parquet, None
+        try:
+            if parquet is not None:
+                try:
+                    parquet.close()
+                except Exception:  # the file is dropped anyway; the error that stopped the run is the one raised
+                    parquet.is_open = False
+        finally:
+            self.file.abort()
 
 
 def stream_check(paths: Sequence[str], output: str | None, fmt: str, findings_path: str | None = None,

@@ -323,8 +323,28 @@ _PRODUCT_RE = re.compile(r"[x×*·⋅∙]|times|by", re.IGNORECASE)
 _NUMERIC_TOKEN_RE = re.compile(r"[0-9.,]+")
 
 
-def _descriptor_problem(tokens: list[str], unit_kind: str) -> None:
-    """Refuse words before the unit that are a multiplier, a unit, a number or a product (see _NOT_DESCRIPTORS)."""
+#: Multipliers this does not read (plurals, other languages' and finance abbreviations, SI prefixes as words):
+#: before a unit they are refused, never dropped as a description ("2.788 mln GPU-hours" is not 2.788 hours).
+_UNREAD_MULTIPLIERS = frozenset({
+    "thousands", "millions", "billions", "trillions", "quadrillions", "hundred", "hundreds", "dozen", "dozens",
+    "lakh", "lakhs", "lac", "lacs", "crore", "crores", "cr", "mio", "mrd", "mld", "mln", "mlns", "bln", "mil",
+    "mill", "mills", "bil", "bill", "bills", "tril", "trn", "mm", "kk", "kilo", "mega", "giga", "tera", "peta",
+    "exa", "ki", "mi", "gi", "ti", "milliard", "milliards", "billiard", "billiards",
+})
+#: Short words that may stand right after the number as a description ("1M GPU hours", "2,048 AMD MI250X GPUs",
+#: "1.4T text tokens"). Any other word of four letters or fewer there stands where a multiplier goes and is
+#: refused: an abbreviation this does not know ("mln", "Mio", "e") must not be dropped, leaving the bare number.
+_SHORT_DESCRIPTIONS = frozenset({
+    "gpu", "gpus", "tpu", "tpus", "npu", "npus", "ipu", "ipus", "hpu", "hpus", "xpu", "xpus", "chip", "amd",
+    "aws", "sxm", "pcie", "rtx", "gtx", "dgx", "hgx", "nvl", "text", "code", "web", "bpe", "data", "raw", "net",
+    "used", "real", "new", "all", "of", "seen", "moe",
+})
+
+
+def _descriptor_problem(tokens: list[str], unit_kind: str, *, after_number: bool = True) -> None:
+    """Refuse words before the unit that are a multiplier, a unit, a number, a product or a rate (see
+    _NOT_DESCRIPTORS and _UNREAD_MULTIPLIERS); ``after_number``: the first word stands right after the number (or
+    its multiplier), where a multiplier goes, and a short word there must be a known description."""
     for i, tok in enumerate(tokens):
         low = tok.lower()
         if _PRODUCT_RE.fullmatch(tok) or (_NUMERIC_TOKEN_RE.fullmatch(tok) and i > 0
@@ -339,6 +359,16 @@ def _descriptor_problem(tokens: list[str], unit_kind: str) -> None:
             what = "a multiplier" if low in _COUNT_SCALE or low == "g" else "a unit"
             raise _Reject(f"{tok!r} before the unit is {what} that cannot be read there; write one multiplier "
                           f"right after the number", specific=True)
+        if low in _UNREAD_MULTIPLIERS:
+            raise _Reject(f"{tok!r} before the unit is a multiplier that is not read; write k, M, B or T (or "
+                          f"thousand, million, billion, trillion) right after the number", specific=True)
+        if low == "per":
+            what = "accelerator-hours" if unit_kind == "hours" else "a count"
+            raise _Reject(f"a rate ('... per ...') is not {what}; give the total", specific=True)
+        if i == 0 and after_number and tok.isalpha() and len(tok) <= 4 and low not in _SHORT_DESCRIPTIONS:
+            raise _Reject(f"{tok!r} right after the number is not a multiplier this reads (k, M, B, T, thousand, "
+                          f"million, billion, trillion) nor a known description; write the number with one of "
+                          f"those, or without the word", specific=True)
 
 
 def _tokens(rest: str) -> list[str]:
@@ -494,7 +524,7 @@ def _unit_days(rest: str) -> _Scale:
         desc = lowered[:-1]
         if all(d in _DAYS_QUALIFIERS for d in desc):
             return (0, *_DAYS_UNITS[lowered[-1]])
-        _descriptor_problem(toks[:-1], "days")
+        _descriptor_problem(toks[:-1], "days", after_number=False)
         if len(desc) <= 3 and all(_WORD_TOKEN_RE.fullmatch(t) for t in toks[:-1]):
             raise _Reject(f"{rest.strip()!r} is accelerator time, not a wall-clock duration; "
                           "give the training duration in days", specific=True)

@@ -588,7 +588,12 @@ def test_map_unique_gives_each_cell_its_own_value(cells):
 MULTIPLIERS = {"k": 1e3, "K": 1e3, "thousand": 1e3, "M": 1e6, "million": 1e6, "mn": 1e6, "m": 1e6, "b": 1e9,
                "B": 1e9, "bn": 1e9, "billion": 1e9, "T": 1e12, "t": 1e12, "tn": 1e12, "trillion": 1e12,
                "x 1024": 1024.0, "× 1024": 1024.0, "min": None, "hours": None, "days": None, "d": None, "1024": None,
-               "s": None, "B B": None, "M k": None}
+               "s": None, "B B": None, "M k": None,
+               # Multipliers of other languages and of finance, plurals and prefixes as words, which the reader
+               # does not know, and a rate: read as a description of the unit, they were dropped (2.788 hours).
+               "mln": None, "Mio": None, "Mrd": None, "mld": None, "bln": None, "mil": None, "tril": None,
+               "lakh": None, "crore": None, "mm": None, "MM": None, "kk": None, "Gi": None, "millions": None,
+               "billions": None, "per": None, "M per": None}
 UNIT_WORDS = {"count": ["", "tokens", "GPUs", "training tokens", "parameters"],
               "hours": ["", "GPU-hours", "GPU hours", "H100 GPU-hours", "chip-hours", "hours"],
               "days": ["", "days", "hours", "weeks"], "flop": ["", "FLOP", "PFLOP", "PF-days"],

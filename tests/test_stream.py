@@ -137,3 +137,35 @@ def test_text_in_batches_is_the_text_of_one_piece(dataset, one, tmp_path, monkey
     res = CliRunner().invoke(cli, ["check", files[2]])
     assert res.output.rstrip().endswith(text.render(check([files[2]])).rstrip().splitlines()[-1])
     assert res.output.startswith("showing the 5 worst of 29 claims"), res.output
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_an_interrupted_stream_leaves_nothing_and_says_nothing_more(dataset, tmp_path, monkeypatch, fmt):
+    """Issue 10 (SIGTERM during a write): a streamed run stopped between batches removes its temporary files, and
+    the Parquet writer it abandons does not later try to finish a file that is gone (an 'Exception ignored in
+    ParquetWriter.__del__ ... write to closed file' traceback on stderr after 'train-audit: terminated')."""
+    import gc
+    import sys
+
+    import audit.stream
+
+    _, files = dataset
+    real = audit.stream.audit_batches
+
+    def stopped(*args, **kwargs):
+        for k, result in enumerate(real(*args, **kwargs)):
+            if k == 2:
+                raise KeyboardInterrupt  # what the SIGTERM handler raises, between two batches
+            yield result
+
+    monkeypatch.setattr(audit.stream, "audit_batches", stopped)
+    unraisable = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(KeyboardInterrupt):
+        stream_check(files, str(out / f"claims.{fmt}"), fmt, findings_path=str(out / f"findings.{fmt}"),
+                     batch_size=10)
+    gc.collect()
+    assert [u.exc_value for u in unraisable] == []
+    assert list(out.iterdir()) == []

@@ -233,6 +233,21 @@ def text_files() -> dict[str, bytes]:
         good("two-multipliers", tokens="140 billion B tokens"),
         good("M-gpu-hours", chip_hours="2.788 M GPU hours"),
     ]).encode()
+    # Multipliers this does not know, and rates, before a unit word: refused, never dropped as a description
+    # (these read as the bare number before the fix: 2.788 hours, 1.5 tokens, 2 chips).
+    f["unread_multipliers.json"] = json_text([
+        good("mln-gpu-hours", chip_hours="2.788 mln GPU-hours"),
+        good("mio-gpu-hours", chip_hours="1.5 Mio GPU-hours"),
+        good("lakh-gpu-hours", chip_hours="2 lakh GPU-hours"),
+        good("mm-gpu-hours", chip_hours="2.788mm GPU-hours"),
+        good("mrd-tokens", tokens="140 Mrd tokens"),
+        good("crore-tokens", tokens="14000 crore tokens"),
+        good("e-gpu-hours", chip_hours="1e5 e GPU-hours"),
+        good("price-per-hour", chip_hours="2 USD per hour"),
+        good("rate-per-gpu", chips="5 TFLOPS per GPU"),
+        good("described", chip_hours="2.788M NVIDIA H100 GPU-hours", chips="2,048 AMD MI250X GPUs",
+             tokens="140B text tokens"),
+    ]).encode()
     # A phase's invalid value is part of its run's audit in every output.
     f["phase_invalid.json"] = json_text([
         good("run", phases=[{"hardware": "H100", "chips": 1.5, "wall_clock_days": 2},
