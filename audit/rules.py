@@ -30,7 +30,6 @@ from audit.columns import map_unique
 from audit.config import Config
 from audit.findings import SEVERITIES, concat_findings, findings_frame
 from audit.notes import TOKENS_SEEN_HOW, compute_sum, dataset_units
-from audit.significance import relative_half_width
 from audit.quantities import label
 from audit.flops import ARCHITECTURE_CONVENTIONS
 from audit.state import WorkState, effective_params, finetunes
@@ -488,6 +487,8 @@ class RelationRule(Rule):
     def _precision_text(cls, result: "AuditResult", row: int) -> str:
         """Why a ratio beyond the tolerance is no finding: the stated figure written with the fewest digits, and
         the range its last digit allows (``Tokens "1T" is anything from 500B to 1.5T``)."""
+        from audit.significance import relative_half_width  # here: it imports pandas (rules must not, for --help)
+
         widest, width = None, 0.0
         text = result.claims.text
         for name in cls.stated_figures(result, row):

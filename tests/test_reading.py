@@ -244,3 +244,17 @@ def test_the_sheet_read_is_named_and_sheet_reads_another(workbook, cli_run):
     assert f"train-audit: note: {workbook}: read sheet 'More' (2 of 2: Runs, More; --sheet More)" in res.stderr
     res = cli_run("check", str(DATA_DIR / "doctored.json"), "--sheet", "More")
     assert res.exit_code == 2 and "--sheet: applies to spreadsheets" in res.stderr
+
+
+def test_every_module_of_the_reading_package_is_imported_so_a_format_module_registers_itself():
+    """Adding an input format is one module: the package imports every module of its folder, so a module that
+    calls register() needs no import line anywhere else (each bundled format is found that way)."""
+    import pkgutil
+    import sys
+
+    import audit.reading as reading
+
+    names = {m.name for m in pkgutil.iter_modules(reading.__path__)}
+    assert {"csvfile", "jsonfile", "parquetfile", "xlsxfile"} <= names
+    assert all(f"audit.reading.{n}" in sys.modules for n in names)
+    assert {"csv", "json", "jsonl", "parquet", "xlsx"} <= {r.name for r in reading.readers()}

@@ -8,15 +8,15 @@ Each format is a module that registers a :class:`Reader` for its extensions (:mo
 
 from __future__ import annotations
 
+import importlib
 import io
+import pkgutil
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from audit.claims import Claims, RawTable
-# The format modules register their readers when imported.
-from audit.reading import csvfile, jsonfile, parquetfile, xlsxfile  # noqa: F401
 from audit.reading.colmap import ColumnMap, MapChoice, load_column_map, profile_names, resolve_maps
 from audit.reading.errors import LoadError
 from audit.reading.fields import canonical_columns, did_you_mean
@@ -25,6 +25,11 @@ from audit.reading.normalize import normalize
 from audit.reading.paths import ReadOptions, join, mapped_columns, read_path, read_paths
 from audit.reading.registry import Reader, extensions, reader_for, readers, register
 from audit.resources import data_path
+
+# Every module of this package is imported here, so a format module registers its reader (registry.register)
+# just by being in the folder: adding an input format is one module.
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")
 
 __all__ = [
     "BUNDLED_NAME",

@@ -1,7 +1,8 @@
 """The input formats: each reader module registers a :class:`Reader` for its file extensions.
 
-Adding a format is one module that calls :func:`register` when imported (and an import of it in
-:mod:`audit.reading`); :func:`audit.reading.paths.read_path` finds the reader by the file's extension.
+Adding a format is one module in ``audit/reading/`` that calls :func:`register` when imported (the package
+imports every module of its folder); :func:`audit.reading.paths.read_path` finds the reader by the file's
+extension.
 """
 
 from __future__ import annotations
