@@ -678,7 +678,9 @@ def _estimate_options(func: Callable[..., Any]) -> Callable[..., Any]:
             help_text, metavar = text_help[name], "TEXT"
         else:
             q = BY_NAME[name]
-            unit = f" (a number in {q.unit}, or text with units)" if q.unit else " (a number, or text such as 70B)"
+            sized = name in ("params", "active_params", "trainable_params", "tokens", "dataset_tokens", "dataset_size")
+            unit = (f" (a number in {q.unit}, or text with units)" if q.unit
+                    else " (a number, or text such as 70B)" if sized else " (a number)")
             unit = " (a fraction, or a percentage such as 40%)" if q.fraction else unit
             help_text, metavar = f"{q.description}{unit}", "VALUE"
         func = click.option(f"--{name.replace('_', '-')}", name, default=None, metavar=metavar, help=help_text)(func)
@@ -722,9 +724,18 @@ def _check_estimate_inputs(given: dict[str, Any]) -> None:
     problems = [f"--{f.replace('_', '-')}: {m}" for f, m in zip(claims.invalid["field"], claims.invalid["message"])]
     for name, value in claims.values.iloc[0].items():
         q = BY_NAME.get(str(name))
-        if q is not None and q.fraction and value == value and value > 1:
-            problems.append(f"--{name.replace('_', '-')} {given[name]}: a fraction of 1 is expected; {value:g} looks "
-                            f"like a percentage: write {value / 100:g} or {value:g}%")
+        if q is None or value != value:
+            continue
+        option = f"--{name.replace('_', '-')} {given[name]}"
+        if q.fraction and value > 1:
+            if "%" in str(given[name]) or value > 100:
+                # Written with % (140%), or beyond any percentage: no reading of it is a utilization.
+                problems.append(f"{option}: {q.label} cannot exceed 100 % (a fraction of at most 1)")
+            else:
+                problems.append(f"{option}: a fraction of 1 is expected; {value:g} looks like a percentage: "
+                                f"write {value / 100:g} or {value:g}%")
+        elif name == "pue" and value < 1:
+            problems.append(f"{option}: PUE is at least 1 (1.0: the chips' own power, no facility overhead)")
     if problems:
         raise AuditUsageError("; ".join(problems))
 

@@ -24,8 +24,9 @@ STATUSES: tuple[str, ...] = ("pass", "warn", "fail", "invalid", "unchecked")
 #: How much a status says, for combining a run with its phases: a run is as bad as its worst phase, and a run
 #: with nothing to check of its own is as good as its checked phases.
 STATUS_RANK: dict[str, int] = {"unchecked": 0, "pass": 1, "warn": 2, "fail": 3, "invalid": 4}
-#: Statuses as reports list claims, worst first; unchecked claims come before passing ones (they need a look).
-STATUSES_WORST_FIRST: tuple[str, ...] = ("invalid", "fail", "warn", "unchecked", "pass")
+#: Statuses as every report lists claims: what must be fixed first (a failed check, then unusable input, then a
+#: warning); unchecked claims come before passing ones (they need a look).
+STATUSES_WORST_FIRST: tuple[str, ...] = ("fail", "invalid", "warn", "unchecked", "pass")
 #: What ``--fail-on`` may name: a status (and everything worse), ``unchecked``, or ``never``.
 FAIL_LEVELS: dict[str, frozenset[str]] = {
     "warn": frozenset({"warn", "fail", "invalid"}),

@@ -472,11 +472,20 @@ class RelationRule(Rule):
         source = str(result.cell("source", row, subject))
         what = "claimed" if source == "claimed" else source
         r = claimed / expected if expected else float("nan")
-        # Which stated figures the check ties together: a figure compared with one derived from it through
-        # others is not circular when the others are named.
-        ties = ", ".join(dict.fromkeys(n if n == "datasheet" else label(n) for n in cls.stated_figures(result, row)))
-        text = (f"{label(subject)} {fmt.value(subject, claimed)} ({what}) {verb} {fmt.value(subject, expected)} "
-                f"implied by {cls.formula}, which ties the stated {ties} (ratio {fmt.ratio(r)})")
+        # Which stated figures the check ties together. A stated figure compared with a value derived from it
+        # (Tokens against C / 6N when C = F · D came from these tokens) cancels out: the check then ties the
+        # other figures only, and says through which operand the subject came back.
+        figures, through = cls.ties(result, row, subject)
+        ties = ", ".join(dict.fromkeys(_TIE_LABELS.get(n) or label(n) for n in figures))
+        ties = ties or "figures"
+        head = (f"{label(subject)} {fmt.value(subject, claimed)} ({what}) {verb} {fmt.value(subject, expected)} "
+                f"implied by {cls.formula}")
+        if through:
+            via = " and ".join(cls.symbols.get(q, q) for q in through)
+            text = (f"{head}, with {via} derived from the stated {label(subject)} itself, so the check ties the "
+                    f"stated {ties} (ratio {fmt.ratio(r)})")
+        else:
+            text = f"{head}, which ties the stated {ties} (ratio {fmt.ratio(r)})"
         if f["detail"] == "within-precision":
             text += "; " + cls._precision_text(result, row)
         if cls.uses_peak and bool(result.cell("hardware", row, "precision_assumed")):
@@ -557,6 +566,30 @@ class RelationRule(Rule):
             known = figures[key] = list(found)
         return list(known)
 
+    @classmethod
+    def ties(cls, result: "AuditResult", row: int, subject: str) -> tuple[list[str], list[str]]:
+        """The stated figures a check of ``subject`` ties, and the operands (other than ``subject``) derived from
+        ``subject`` itself. With none, :meth:`stated_figures`; with some, the subject cancels out of the
+        comparison, so the figures are those of the other operands without it (remembered per pattern)."""
+        pattern = int(result.derivation_patterns()[row])
+        memo_ties = result._records.setdefault("stated_ties", {})
+        key = (cls, pattern, subject)
+        known = memo_ties.get(key)
+        if known is None:
+            memo = result._records.setdefault("stated_leaves", {})
+            others = {q: _stated_leaves(result, row, q, memo, set(), pattern)
+                      for q in cls.relation.quantities if q != subject}
+            through = [q for q, leaves in others.items() if subject in leaves]
+            if through and result.cell("source", row, subject) == "claimed":
+                found: dict[str, None] = {}
+                for leaves in others.values():
+                    found.update(dict.fromkeys(n for n in leaves if n != subject))
+                known = (list(found), through)
+            else:
+                known = (cls.stated_figures(result, row), [])
+            memo_ties[key] = known
+        return list(known[0]), list(known[1])
+
 
 def _stated_leaves(result: "AuditResult", row: int, name: str, memo: dict[tuple[int, str], tuple[str, ...]],
                    active: set[str], pattern: int) -> tuple[str, ...]:
@@ -579,7 +612,12 @@ def _stated_leaves(result: "AuditResult", row: int, name: str, memo: dict[tuple[
         parents = [other for other in rule.relation.quantities
                    if other != name and not (name == "params" and other == "n_eff")]
     elif name == "flops_per_token":
-        parents = ["n_eff"]
+        # F from an architecture (C007) comes from its fields; 6N from N alone.
+        parents = list(_ARCHITECTURE_PARENTS.get(str(how), ("n_eff",)))
+        if how == "palm" and result.cell("source", row, "head_dim") != "claimed":
+            parents.append("d_model")  # head_dim assumed d_model / heads
+    elif name == "chips" and how == "H003":
+        return ("hardware",)  # chips read from the hardware text (TPU v4-2048: 2048 cores)
     elif name == "n_eff":
         parents = [str(how)] if how in ("params", "active_params") else []
     elif str(how).startswith("dataset_size"):  # dataset tokens, or D read from the dataset's notes
@@ -592,6 +630,16 @@ def _stated_leaves(result: "AuditResult", row: int, name: str, memo: dict[tuple[
     memo[key] = out = tuple(leaves)
     return out
 
+
+#: How the stated figures that are not quantities are named in a check's message.
+_TIE_LABELS = {"datasheet": "datasheet", "hardware": "Hardware"}
+
+#: The fields FLOPs per token comes from, by the convention that gave it (audit/flops.py).
+_ARCHITECTURE_PARENTS: dict[str, tuple[str, ...]] = {
+    "megatron-general": ("layers", "d_model", "heads", "head_dim", "kv_heads", "ffn_dim", "seq_len", "vocab_size",
+                         "experts_per_token"),
+    "palm": ("n_eff", "layers", "heads", "head_dim", "seq_len"),
+}
 
 #: The symbolic side of each formula (:meth:`RelationRule.substituted`), by (rule, subject, symbols).
 _SYMBOLIC: dict[tuple[Any, str, tuple[tuple[str, str], ...]], tuple[str, tuple[Any, ...], tuple[Any, ...] | None]] = {}

@@ -39,10 +39,6 @@ def test_a_percentage_without_percent_sign_is_refused_with_the_hint(cli_run):
     assert cli_run(*BASE, "--mfu", "40%").exit_code == 0
 
 
-CLI_PATCH = "needs the audit/cli.py patch of issue 11 (_check_estimate_inputs): /tmp/h11/cli.patch"
-
-
-@pytest.mark.xfail(strict=True, reason=CLI_PATCH)
 @pytest.mark.parametrize(("option", "value", "message"), [
     # 140% is 1.4 of the peak: no reading of it is a utilization, and "write 0.014 or 1.4%" would be wrong.
     ("--mfu", "140%", "--mfu 140%: MFU cannot exceed 100 % (a fraction of at most 1)"),

@@ -236,10 +236,11 @@ def test_failing_claims_lead_and_explain(monkeypatch):
     ]
     result = check_records(records)
     ctx = report.context(result)
-    assert [c["id"] for c in ctx["claims"]] == ["broken", "pf-days", "slightly-off", "fine"]
+    # Failed checks first, then unusable input, then warnings (issue 11: the order of every report).
+    assert [c["id"] for c in ctx["claims"]] == ["pf-days", "broken", "slightly-off", "fine"]
     # The worst list names the worst problem, and the outlier (issue 9) gives the next step: which figure to
     # correct, and what the others imply (6 x 175e9 x 300e9 = 3.15e23).
-    worst = ctx["worst"][1]
+    worst = ctx["worst"][0]
     assert worst["headline"]["rule"] == "C001" and worst["headline"]["severity"] == "error"
     assert worst["next_step"].startswith("check which figure is wrong: Compute (3640; the others imply 3.15e23 FLOP) "
                                          "or Tokens (300B; ")

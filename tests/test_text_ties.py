@@ -53,8 +53,6 @@ def test_a_formula_marks_the_operands_the_tool_derived():
     assert "* derived by the tool from the stated figures (not stated)" in page
 
 
-@pytest.mark.xfail(strict=True, reason="needs the audit/rules.py patch of issue 11 (ties through a derived "
-                                       "operand; FLOPs per token from the architecture's fields): /tmp/h11/rules.patch")
 def test_a_figure_compared_with_a_value_derived_from_it_says_so():
     page = text.render(check_records([LLAMA2_70B]), show_ok=True)
     [(c001, formula)] = finding_lines(page, "C001")

@@ -187,7 +187,8 @@ def _deviation(result: AuditResult) -> np.ndarray:
 
 
 def claim_order(result: AuditResult) -> np.ndarray:
-    """Claim rows worst first: by status (invalid, fail, warn, pass), then how far off, then input order."""
+    """Claim rows worst first: by status (fail, invalid, warn, unchecked, pass: STATUSES_WORST_FIRST, as every
+    report lists them), then how far off, then input order."""
     n = len(result)
     rank = result.status.map(STATUS_ORDER).to_numpy(dtype=int)
     return np.lexsort((np.arange(n), -_deviation(result), rank))

@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 
+from audit.findings import STATUSES_WORST_FIRST
 from audit.rules import RULES
 from audit.records import findings_by_row, summary
 from audit.report import Options, register
@@ -80,7 +81,7 @@ def render(result: AuditResult, title: str = "train-audit report", limit: int = 
         details.append(f"\n**{_cell(info.at[row, 'id'])}**\n")
         for f in bad:
             # An invalid value names its field: the message alone ("cannot read '5 apples' as a count") does not.
-            field = f"`{_code(f.quantity)}`: " if f.rule == "V001" and f.quantity else ""
+            field = f"`{_code(f.quantity)}`: " if RULES[f.rule].invalidates and f.quantity else ""
             # A phase's finding is listed under its run, with the phase's id.
             phase = f"\\[{_cell(f.claim_id)}\\] " if f.claim_id != str(info.at[row, "id"]) else ""
             details.append(f"- **{f.severity}** `{f.rule}` {phase}{field}{_cell(f.message)}  \n  `{_code(f.formula)}`")
@@ -91,8 +92,8 @@ def render(result: AuditResult, title: str = "train-audit report", limit: int = 
     return "\n".join(lines) + "\n"
 
 
-#: The order claims are listed in: what must be fixed first.
-MARKDOWN_ORDER: tuple[str, ...] = ("fail", "invalid", "warn", "unchecked", "pass")
+#: The order claims are listed in: what must be fixed first (the same in every report).
+MARKDOWN_ORDER: tuple[str, ...] = STATUSES_WORST_FIRST
 
 
 def _rule_counts(result: AuditResult) -> list[tuple[str, str, int, int, int]]:

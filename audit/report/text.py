@@ -8,7 +8,7 @@ from typing import Callable
 import numpy as np
 
 from audit import formatting as fmt
-from audit.findings import Finding
+from audit.findings import STATUSES_WORST_FIRST, Finding
 from audit.quantities import label
 from audit.records import SHOWN_QUANTITIES, derivation, findings_by_row, summary
 from audit.report import Options, register
@@ -56,7 +56,7 @@ def _message(f: Finding) -> str:
 MAX_SHOWN = 1000
 
 #: Which claims are shown first when not all are: failures, then unusable input, warnings, unchecked, passes.
-_SHOW_ORDER = {"fail": 0, "invalid": 1, "warn": 2, "unchecked": 3, "pass": 4}
+_SHOW_ORDER = {status: rank for rank, status in enumerate(STATUSES_WORST_FIRST)}
 
 
 def shown_rows(result: AuditResult, limit: int | None = None) -> np.ndarray:
