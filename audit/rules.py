@@ -496,7 +496,8 @@ class RelationRule(Rule):
     def _precision_text(cls, result: "AuditResult", row: int) -> str:
         """Why a ratio beyond the tolerance is no finding: the stated figure written with the fewest digits, and
         the range its last digit allows (``Tokens "1T" is anything from 500B to 1.5T``)."""
-        from audit.significance import relative_half_width  # here: it imports pandas (rules must not, for --help)
+        # Here, not at the top: audit.significance imports pandas (rules must not, for --help).
+        from audit.significance import _is_python_float_repr, relative_half_width
 
         widest, width = None, 0.0
         text = result.claims.text
@@ -511,8 +512,10 @@ class RelationRule(Rule):
         written = str(text[widest].iat[row])
         if value != value:
             return f"within the rounding of the stated figures ({label(widest)} written \"{written}\")"
-        return (f"within the rounding of the stated figures: {label(widest)} written \"{written}\" is anything "
-                f"from {fmt.value(widest, value * (1 - width))} to {fmt.value(widest, value * (1 + width))}")
+        # A number column prints a whole number as "1.0": its ".0" is not a stated digit (significance.py).
+        as_number = " (a number cell: its .0 is not a stated digit)" if _is_python_float_repr(written) else ""
+        return (f"within the rounding of the stated figures: {label(widest)} written \"{written}\"{as_number} is "
+                f"anything from {fmt.value(widest, value * (1 - width))} to {fmt.value(widest, value * (1 + width))}")
 
     @classmethod
     def formula_texts(cls, result: "AuditResult", findings: Sequence[FindingRow]) -> list[str]:
