@@ -6,6 +6,8 @@ the command line overrides them. Nothing here computes: the engine, the rules an
 
 from __future__ import annotations
 
+import math
+
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -53,6 +55,22 @@ class Config:
     #: Wider (ok, warning) factors on the goodput side of a relation: a stated steady-state MFU above the
     #: end-to-end one (C003, C016).
     goodput: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """Refuse a configuration no audit could mean (the command line refuses the same values as usage
+        errors; a Config built in code gets a ValueError naming the field, never a check silently dropped)."""
+        for name in ("bytes_per_param", "tokens_per_param_optimal", "frozen_bytes_per_param",
+                     "frozen_bytes_per_param_qlora", "weight_bytes_per_param"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+                raise ValueError(f"Config.{name} must be a positive finite number, not {value!r}")
+        low, high = self.band
+        if not (math.isfinite(low) and math.isfinite(high) and 0 <= low < high):
+            raise ValueError(f"Config.band must be two finite fractions with low < high, not {self.band!r}")
+        for code, pair in {**self.tolerances, **self.goodput}.items():
+            ok, warn = pair
+            if not (math.isfinite(ok) and math.isfinite(warn) and 1 <= ok <= warn):
+                raise ValueError(f"Config tolerance of {code} must be factors 1 <= ok <= warning, not {pair!r}")
 
     @classmethod
     def default(cls) -> "Config":
