@@ -6,9 +6,8 @@ the command line overrides them. Nothing here computes: the engine, the rules an
 
 from __future__ import annotations
 
-import math
-
 import json
+import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any

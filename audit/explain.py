@@ -52,10 +52,17 @@ class Cause:
     needs: str = ""
     #: Which figure the slip makes wrong, and which way: ``compute_flops low`` (counting the forward pass only gives
     #: a compute 3x too low). A relation finding is explained only in the direction the slip would push it; empty:
-    #: either way (a unit prefix); a figure without a way (``mfu``): that figure, either way. Several alternatives, separated by ``;``, are tried in order, the first whose
-    #: figure the relation holds deciding (``mfu high; throughput_tokens_per_s high``: a steady-state figure
-    #: reads high against end-to-end time, whichever one the relation compares).
+    #: either way (a unit prefix); a figure without a way (``mfu``): that figure, either way. Several
+    #: alternatives, separated by ``;``, are tried in order, the first whose figure the relation holds deciding
+    #: (``mfu high; throughput_tokens_per_s high``: a steady-state figure reads high against end-to-end time,
+    #: whichever one the relation compares).
     slip: str = ""
+
+    @property
+    def slips(self) -> tuple[tuple[str, str], ...]:
+        """:attr:`slip` read: (figure, ``low``/``high``/``""`` for either way) for each alternative, in order."""
+        return tuple((parts[0], parts[1] if len(parts) > 1 else "")
+                     for parts in (part.split() for part in self.slip.split(";")) if parts)
 
 
 @lru_cache(maxsize=1)
@@ -70,8 +77,9 @@ def load_causes() -> tuple[Cause, ...]:
                  for _, r in frame.iterrows())
 
 
-def _slip_fits(slip: str, pairs: tuple[np.ndarray, np.ndarray], pair_of: np.ndarray, log_r: np.ndarray) -> np.ndarray:
-    """Findings that a slip (``quantity low|high``, :attr:`Cause.slip`) would push the way they point.
+def _slip_fits(slips: tuple[tuple[str, str], ...], pairs: tuple[np.ndarray, np.ndarray], pair_of: np.ndarray,
+               log_r: np.ndarray) -> np.ndarray:
+    """Findings that a slip (:attr:`Cause.slips`: figure and ``low``/``high``) would push the way they point.
 
     In a relation Σ eᵢ·ln xᵢ = ln k, a figure x_a off by a factor f moves the subject s's ratio claimed/expected by
     f^(e_a/e_s): a compute counted forward-only (3x too low) makes C001's compute ratio 1/3 and C003's MFU ratio 3.
@@ -79,17 +87,15 @@ def _slip_fits(slip: str, pairs: tuple[np.ndarray, np.ndarray], pair_of: np.ndar
 
     ``pairs`` holds the distinct (rule, subject) pairs of the findings (rules, subjects), ``pair_of`` each finding's
     pair (:func:`_pairs`): the sign is worked out once per pair, not per finding."""
-    alternatives = [part.split() for part in slip.split(";") if part.strip()]
-
     def expected(rule: str, subject: str) -> float:
         """The sign a slip pushes the ratio of a (rule, subject) finding; 0: the relation does not hold both."""
         relation = getattr(RULES.get(rule), "relation", None)
         exps = dict(relation.exponents) if relation is not None else {}
-        for quantity, *way in alternatives:
+        for quantity, way in slips:
             if quantity in exps and subject in exps:
                 if not way:  # the figure, either way
                     return 0.0
-                sign = -1.0 if way[0] == "low" else 1.0
+                sign = -1.0 if way == "low" else 1.0
                 return float(np.sign(sign * exps[quantity] / exps[subject]))
         return 0.0
 
@@ -205,7 +211,7 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
         if cause.needs:
             valid &= _needs_met(cause.needs, evaluation, rows, stated_at)
         if cause.slip:
-            valid &= _slip_fits(cause.slip, pairs, pair_of, log_r)
+            valid &= _slip_fits(cause.slips, pairs, pair_of, log_r)
         if not valid.any():
             continue
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -224,8 +230,7 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
             in_band = (corrected >= low) & (corrected <= high)
             fits_ratio = np.abs(log_corr) <= np.log(ok_tol) + 1e-12
             # A utilization is explained only when it is too high: a low one has too many innocent causes.
-            slipped = [part.split()[0] for part in cause.slip.split(";") if part.strip()]
-            own = fraction & np.isin(subjects, slipped)  # the cause's wrong figure is the finding's own
+            own = fraction & np.isin(subjects, [figure for figure, _ in cause.slips])  # its wrong figure: the subject
             possible = ~own | (claimed * np.exp(-direction * log_f) <= 1.0)
             fits = valid & np.where(band_rule, in_band & (claimed > high),
                                     fits_ratio & (np.abs(log_corr) < np.abs(log_r)) & possible)

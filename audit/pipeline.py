@@ -21,7 +21,7 @@ from audit.explain import explain
 from audit.findings import rule_is, status_of, worst_status
 from audit.reading import claims_from_records
 from audit.result import AuditResult
-from audit.rules import RULES, codes_where
+from audit.rules import codes_where
 from audit.state import Prefill
 
 
@@ -57,7 +57,7 @@ def _audit(claims: Claims, config: Config, catalog: Catalog, prefill: Mapping[st
            used: Mapping[str, np.ndarray], phase_result: AuditResult | None = None,
            parent: np.ndarray | None = None) -> AuditResult:
     ev = evaluate(claims, config, catalog, used=used, prefill=prefill)
-    notes = rule_is(ev.findings, [code for code, rule in RULES.items() if rule.note])
+    notes = rule_is(ev.findings, codes_where("note"))
     status = status_of(ev.findings, len(claims), notes, rule_is(ev.findings, codes_where("invalidates")))
     if phase_result is not None and parent is not None:
         status = worst_status(status, phase_result.status, parent)  # a run is as bad as its worst phase

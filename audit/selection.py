@@ -95,7 +95,7 @@ def apply(result: AuditResult, codes: frozenset[str]) -> AuditResult:
         explanations = explanations[moved >= 0].copy()
         explanations["finding"] = moved[moved >= 0]
         explanations = explanations.reset_index(drop=True)
-    notes = kept["rule"].isin([code for code, rule in RULES.items() if rule.note]).to_numpy()
+    notes = kept["rule"].isin(codes_where("note")).to_numpy()
     status = status_of(kept, len(result), notes, kept["rule"].isin(codes_where("invalidates")).to_numpy())
     if phase_result is not None and result.phase_parent is not None:
         status = worst_status(status, phase_result.status, result.phase_parent)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from audit.api import check_records
 from audit.report import text
 
