@@ -1,5 +1,5 @@
-"""What a claim's free-text notes say, read narrowly: what the dataset size counts, and whether the compute is
-a sum of several trainings.
+"""What a claim's free-text notes say, read narrowly: what the dataset size counts, whether the compute is a sum
+of several trainings or the geometric mean of two estimates, and whether it counts the forward pass alone.
 
 **Dataset size.**
 A dataset size counts datapoints (Epoch AI's documentation of "Training dataset size"): tokens for a modern
@@ -26,12 +26,25 @@ example), its notes state the geometric mean of the two as the compute ("Geometr
 1.656e22) = 4.765e22", GShard). The two estimates are read back: two figures in the notes whose geometric mean is
 the stated compute (within 2 %), in notes that speak of a geometric mean or a square root and not of bounds or a
 range (a geometric mean of a lower and an upper bound is an honest interval, not two estimates).
+
+**A training compute counted as the forward pass alone.** Training costs about 6 FLOP per parameter per token:
+2 for the forward pass (a multiply and an add per weight) and 4 for the backward pass (Kaplan et al. 2020, sec.
+2.1). Notes sometimes state the training compute as 2 × N × D, the forward pass alone: "Total FLOP:
+2*4127383*800000*20=1.3207626e+14" (NPLM, Brown corpus: N = 4,124,233), "2e8 FLOP/fp * 2.75e13 fp" (MSA
+Transformer: 2e8 = 2 × its 100M parameters). The arithmetic of the notes is read (:func:`products`: the products
+they write, each with its factors, parentheses, powers and the words after each figure), and such a product is
+taken as the training compute only when it is the stated compute (within 5 %), one factor is 2 and another the
+claim's parameters (within 5 %), or one factor is twice the parameters and counted in FLOP, and no other factor
+could be what turns a forward count into a training count (3 for forward and backward, 4, 6, 1.2 for a weight
+update, a utilization below 1); never in notes that say the model was not trained by back-propagation
+(:func:`forward_only`).
 """
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -62,6 +75,14 @@ _UNITS: dict[str, str] = {
 _MULTIPLIERS: dict[str, float] = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "b": 1e9,
                                    "bn": 1e9, "billion": 1e9, "t": 1e12, "tn": 1e12, "trillion": 1e12}
 
+
+def _power_of_ten(exponent: str | int) -> float:
+    """10 to a written exponent; infinity or 0 beyond what a float holds ("1e400" in a note is a typo or hostile
+    text, never a reason to stop a batch), so that the figure is never near any stated one."""
+    e = int(exponent)
+    return math.inf if e > 308 else (0.0 if e < -323 else 10.0 ** e)
+
+
 _UNIT_ALT = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
 #: A figure, an optional multiplier, up to three other words, and a unit word.
 _MENTION = re.compile(
@@ -88,10 +109,11 @@ def _mentions(notes: str) -> list[tuple[float, str]]:
             continue
         exponent = m.group(2) or m.group(3)
         if exponent:
-            value *= 10.0 ** int(exponent)
+            value *= _power_of_ten(exponent)
         if m.group(4):
             value *= _MULTIPLIERS[m.group(4).lower()]
-        found.append((value, _UNITS[m.group(5).lower()]))
+        if 0 < value < math.inf:
+            found.append((value, _UNITS[m.group(5).lower()]))
     return found
 
 
@@ -155,7 +177,8 @@ def _steps_batch_sequence(notes: str, size: float) -> bool:
         result = float(re.sub(r"\s", "", m.group(2)))
         product = math.prod(factors)
         powers = sum(1 for f in factors if f >= 128 and f == int(f) and int(f) & (int(f) - 1) == 0)
-        if powers >= 2 and product > 0 and abs(math.log(product / result)) <= _SUM_MATCH \
+        if powers >= 2 and 0 < product < math.inf and 0 < result < math.inf \
+                and abs(math.log(product / result)) <= _SUM_MATCH \
                 and abs(math.log(size / result)) <= math.log(_MATCH_FACTOR):
             return True
     return False
@@ -179,10 +202,10 @@ def tokens_seen(notes: object, size: float) -> bool:
     if _steps_batch_sequence(notes, size):
         return True
     for m in _SEEN_FIGURE.finditer(notes):
-        value = float(m.group(1).replace(",", "")) * 10.0 ** int(m.group(2) or 0)
+        value = float(m.group(1).replace(",", "")) * _power_of_ten(m.group(2) or 0)
         if m.group(3):
             value *= _MULTIPLIERS[m.group(3).lower()]
-        if value > 0 and abs(math.log(size / value)) <= math.log(_MATCH_FACTOR) and (
+        if 0 < value < math.inf and abs(math.log(size / value)) <= math.log(_MATCH_FACTOR) and (
                 _SEEN_BEFORE.search(notes[max(0, m.start() - 60):m.start()]) or _SEEN_AFTER.match(notes[m.end():])):
             return True
     return False
@@ -229,7 +252,7 @@ _SUM_MATCH = math.log(1.05)
 
 def _figure(text: str) -> float:
     m = _FIGURE_PARTS.search(text)
-    return float(m.group(1)) * 10.0 ** int(m.group(2) or m.group(3)) if m else float("nan")
+    return float(m.group(1)) * _power_of_ten(m.group(2) or m.group(3)) if m else float("nan")
 
 
 def compute_sum(notes: object, compute: float) -> str:
@@ -246,7 +269,7 @@ def compute_sum(notes: object, compute: float) -> str:
     for m in _SUM.finditer(notes):
         terms = [_figure(t) for t in re.findall(_FIGURE, m.group(1))]
         result = _figure(m.group(m.lastindex or 0))
-        if len(terms) >= 2 and all(t > 0 for t in terms) and result > 0 \
+        if len(terms) >= 2 and all(0 < t < math.inf for t in terms) and 0 < result < math.inf \
                 and abs(math.log(sum(terms) / result)) <= _SUM_MATCH and abs(math.log(result / compute)) <= _SUM_MATCH:
             return " ".join(m.group(0).split())
     return ""
@@ -276,8 +299,8 @@ def _estimates(notes: str) -> list[float]:
         if m.group(4):
             value = float(m.group(4).replace(",", ""))
         else:
-            value = float(m.group(1)) * 10.0 ** int(m.group(2) or m.group(3))
-        if value > 0 and all(abs(math.log(value / v)) > 1e-9 for v in found):
+            value = float(m.group(1)) * _power_of_ten(m.group(2) or m.group(3))
+        if 0 < value < math.inf and all(abs(math.log(value / v)) > 1e-9 for v in found):
             found.append(value)
     return found
 
@@ -312,6 +335,316 @@ def geometric_means(notes: pd.Series, compute: np.ndarray) -> tuple[np.ndarray, 
     high = np.array([p[0] if p else np.nan for p in pairs], dtype=float)
     low = np.array([p[1] if p else np.nan for p in pairs], dtype=float)
     return high, low
+
+
+# ------------------------------------------------------------------------------ the arithmetic of the notes
+
+#: Multipliers written after a figure in notes' arithmetic: "100M", "11B", "30K", "256m", "13 billion".
+_ARITHMETIC_MULTIPLIERS: dict[str, float] = {
+    "k": 1e3, "K": 1e3, "thousand": 1e3, "m": 1e6, "M": 1e6, "mn": 1e6, "million": 1e6, "b": 1e9, "B": 1e9,
+    "bn": 1e9, "billion": 1e9, "T": 1e12, "trillion": 1e12}
+
+#: One token of notes' arithmetic: a figure (thousands separators, exponent, percent, multiplier), a word (units
+#: such as "FLOP/parameter/token", "GPUs", "epochs"), an operator ("x" and "×" multiply), a break that ends an
+#: expression (=, ≈, ~, :, ;, a comma, a line end, an arrow) or anything else (dropped). A figure followed by a
+#: letter that is no multiplier ("2nd", "3D") is a word; "2x" is 2 and a multiplication sign.
+_ARITHMETIC_TOKEN = re.compile(
+    r"(?P<num>(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)"
+    r"(?P<exp>\s*[eE]\s*[+-]?\d+)?"
+    r"(?P<pct>\s*%)?"
+    r"(?:(?P<mul>k|K|M|B|T|bn|mn|b|m)(?![A-Za-z])|\s+(?P<mulw>thousand|million|billion|trillion)\b)?"
+    r"(?P<letter>[A-WYZa-wyz])?"
+    r"|(?P<word>[A-Za-z_\u00c0-\u024f][\w'\u2019\-]*(?:/[A-Za-z_][\w'\u2019\-]*)*)"
+    r"|(?P<op>[*\u00d7\u00b7^/+\-()])"
+    r"|(?P<brk>->|[=\u2248~:;\n,\u2192\u221a])"
+    r"|\S")
+#: Words before a parenthesis that make it a function's argument, not a factor: "sqrt(a * b)" is no product.
+_FUNCTIONS = frozenset({"sqrt", "log", "ln", "exp", "min", "max", "mean", "avg", "average"})
+
+
+@dataclass(frozen=True)
+class Factor:
+    """One factor of a product in notes: its value, its text as written ("2.75e13", "(…)" for a parenthesis),
+    and the words after it ("FLOP/fp", "training examples"); a divisor is kept as its reciprocal ("/16")."""
+
+    value: float
+    text: str
+    unit: str = ""
+
+
+@dataclass(frozen=True)
+class Product:
+    """A product that notes write, with its factors and its value."""
+
+    factors: tuple[Factor, ...]
+    value: float
+
+    @property
+    def text(self) -> str:
+        """The product with its factors as written: "2 × 4127383 × 800000 × 20"."""
+        return " × ".join(f.text for f in self.factors)
+
+
+def _arithmetic_tokens(notes: str) -> list[tuple[str, str, float]]:
+    """(kind, text, value) of every token of ``notes`` (:data:`_ARITHMETIC_TOKEN`): ``num``, ``op``, ``word``
+    or ``brk``. An operator that is not followed by a figure or a parenthesis joins words ("forward + backward
+    pass", "FLOP / GPU / sec"); a function's parenthesis ("sqrt(") breaks."""
+    raw: list[tuple[str, str, float]] = []
+    for m in _ARITHMETIC_TOKEN.finditer(notes):
+        if m.group("num") is not None:
+            if m.group("letter"):
+                raw.append(("word", m.group(0), math.nan))
+                continue
+            value = float(m.group("num").replace(",", ""))
+            if m.group("exp"):
+                value *= _power_of_ten(re.sub(r"[\seE]", "", m.group("exp")))
+            if m.group("pct"):
+                value /= 100.0
+            multiplier = m.group("mul") or m.group("mulw")
+            if multiplier:
+                value *= _ARITHMETIC_MULTIPLIERS[multiplier]
+            raw.append(("num", " ".join(m.group(0).split()), value))
+        elif m.group("word") is not None:
+            word = m.group("word")
+            raw.append(("op", "*", math.nan) if word in ("x", "X") else ("word", word, math.nan))
+        elif m.group("op") is not None:
+            op = m.group("op")
+            raw.append(("op", "*" if op in "\u00d7\u00b7" else op, math.nan))
+        elif m.group("brk") is not None:
+            raw.append(("brk", m.group("brk"), math.nan))
+    tokens: list[tuple[str, str, float]] = []
+    for i, (kind, text, value) in enumerate(raw):
+        after = raw[i + 1] if i + 1 < len(raw) else ("brk", "", math.nan)
+        if kind == "op" and text in "*/+-^" and not (after[0] == "num" or after[1] == "("):
+            tokens.append(("word", text, value))
+        elif kind == "word" and text.lower() in _FUNCTIONS and after[1] == "(":
+            tokens.append(("brk", text, value))
+        else:
+            tokens.append((kind, text, value))
+    return tokens
+
+
+class _ArithmeticReader:
+    """Reads expressions from tokens as far as they go (a figure, a parenthesis, products, sums, powers; words
+    in between are skipped and kept as the units of the figure before them), recording every product."""
+
+    #: Parentheses nested deeper than this are not read (notes nest two or three; hostile text may nest 10,000).
+    MAX_DEPTH = 16
+
+    def __init__(self, tokens: list[tuple[str, str, float]]) -> None:
+        self.tokens = tokens
+        self.i = 0
+        self.depth = 0
+        self.found: list[Product] = []
+
+    def _next(self) -> tuple[str, str, float] | None:
+        """The next token that is not a word (without taking it), skipping words."""
+        while self.i < len(self.tokens) and self.tokens[self.i][0] == "word":
+            self.i += 1
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def _words(self) -> str:
+        words = []
+        while self.i < len(self.tokens) and self.tokens[self.i][0] == "word":
+            words.append(self.tokens[self.i][1])
+            self.i += 1
+        return " ".join(words)
+
+    def _is(self, *ops: str) -> bool:
+        token = self._next()
+        return token is not None and token[0] == "op" and token[1] in ops
+
+    def expression(self) -> float | None:
+        """A sum of products, or None when nothing here reads as one."""
+        total = self.product()
+        if total is None:
+            return None
+        while self._is("+", "-"):
+            mark, recorded = self.i, len(self.found)
+            sign = 1.0 if self.tokens[self.i][1] == "+" else -1.0
+            self.i += 1
+            term = self.product()
+            if term is None:
+                self.i, self.found[recorded:] = mark, []
+                break
+            total += sign * term
+        return total
+
+    def product(self) -> float | None:
+        first = self.power()
+        if first is None:
+            return None
+        factors = [first]
+        while self._is("*", "/"):
+            mark, recorded = self.i, len(self.found)
+            divide = self.tokens[self.i][1] == "/"
+            self.i += 1
+            factor = self.power()
+            if factor is None or (divide and factor.value == 0):
+                self.i, self.found[recorded:] = mark, []
+                break
+            factors.append(Factor(1.0 / factor.value, "/" + factor.text, factor.unit) if divide else factor)
+        value = math.prod(f.value for f in factors)
+        self.found.append(Product(tuple(factors), value))
+        return value
+
+    def power(self) -> Factor | None:
+        base = self.atom()
+        if base is None or not self._is("^"):
+            return base
+        mark, recorded = self.i, len(self.found)
+        self.i += 1
+        exponent = self.atom()
+        if exponent is None or not abs(exponent.value) <= 308:
+            self.i, self.found[recorded:] = mark, []
+            return base
+        try:
+            value = base.value ** exponent.value
+        except (OverflowError, ZeroDivisionError):
+            self.i, self.found[recorded:] = mark, []
+            return base
+        return Factor(value, f"{base.text}^{exponent.text}", exponent.unit)
+
+    def atom(self) -> Factor | None:
+        token = self._next()
+        if token is None:
+            return None
+        mark, recorded = self.i, len(self.found)
+        if token[0] == "num":
+            self.i += 1
+            return Factor(token[2], token[1], self._words())
+        if token[0] == "op" and token[1] == "(" and self.depth < self.MAX_DEPTH:
+            self.i += 1
+            self.depth += 1
+            inner = self.expression()
+            self.depth -= 1
+            if inner is not None and self._is(")"):
+                self.i += 1
+                return Factor(inner, "(…)", self._words())
+        self.i, self.found[recorded:] = mark, []
+        return None
+
+
+def products(notes: object) -> list[Product]:
+    """Every product that ``notes`` write, with its factors, in order (products inside parentheses included).
+
+    >>> [p.text for p in products("Total FLOP: 2*4127383*800000*20=1.3207626e+14")]
+    ['2 × 4127383 × 800000 × 20', '1.3207626e+14']
+    >>> [(f.value, f.unit) for f in products("2e8 FLOP/fp * 2.75e13 fp")[0].factors]
+    [(200000000.0, 'FLOP/fp'), (27500000000000.0, 'fp')]
+    """
+    if not isinstance(notes, str):
+        return []
+    tokens = _arithmetic_tokens(notes)
+    found: list[Product] = []
+    i = 0
+    while i < len(tokens):
+        kind, text, _ = tokens[i]
+        if kind != "num" and text != "(":
+            i += 1
+            continue
+        reader = _ArithmeticReader(tokens)
+        reader.i = i
+        if reader.expression() is None or reader.i <= i:
+            i += 1
+            continue
+        found.extend(reader.found)
+        i = reader.i
+    return [p for p in found if all(math.isfinite(f.value) for f in p.factors) and math.isfinite(p.value)]
+
+
+#: Notes that say the model learned without back-propagation (Hebbian rules, self-organization, update rules
+#: of their own): no backward pass to count, so a compute of 2 × N × D is no slip.
+_NO_BACKWARD = re.compile(
+    r"\bno (?:real )?backward|\bno back-?prop|\bwithout (?:a )?back(?:ward|-?prop)"
+    r"|\b(?:did not|didn't|does not|doesn't|do not|don't) use back-?prop|\binstead of gradient descent"
+    r"|\bnot (?:trained )?(?:with|by|using) (?:gradient descent|back-?prop)", re.IGNORECASE)
+#: How close a factor must be to the claim's parameters to be N (5 %: Epoch's notes round, or count the
+#: operations of a layer that holds nearly all of them, as NPLM's 4,127,383 for 4,124,233 parameters).
+_PARAMS_MATCH = math.log(1.05)
+#: How close a single factor must be to twice the parameters to be 2·N (2 %: "2e8 FLOP/fp" for 100M).
+_TWICE_PARAMS_MATCH = math.log(1.02)
+#: Factors by which people turn a forward count into a training count: 2 (backward equal to forward), 3
+#: (backward twice the forward), 4, 6 (a count of multiply-adds). Besides these, any factor below 1
+#: (a utilization, a share, a division) and any non-whole factor up to 6 (3.5, 1.2 for a weight update) may do so.
+_TRAINING_FACTORS = frozenset({2.0, 3.0, 4.0, 6.0})
+
+
+@dataclass(frozen=True)
+class ForwardOnly:
+    """A training compute that notes count as the forward pass alone: ``product`` (as written) is 2 × N × D."""
+
+    #: The product as written in the notes: "2 × 4127383 × 800000 × 20".
+    product: str
+    #: N, as the notes write it (4127383), and D, the product of the other factors (800000 × 20 = 1.6e7).
+    params: float
+    data: float
+
+    @property
+    def compute(self) -> float:
+        """The product's value, 2 · N · D."""
+        return 2.0 * self.params * self.data
+
+    @property
+    def training(self) -> float:
+        """6 · N · D from the same figures: the forward and the backward pass."""
+        return 6.0 * self.params * self.data
+
+
+def _may_count_training(value: float) -> bool:
+    """Whether a factor may be what turns a forward count into a training count (:data:`_TRAINING_FACTORS`)."""
+    return value < 1.0 or value in _TRAINING_FACTORS or (value <= 6.0 and value != int(value))
+
+
+def forward_only(notes: object, compute: float, params: float) -> ForwardOnly | None:
+    """The product of ``notes`` that states the training ``compute`` as 2 × N × D (N = ``params``), or None.
+
+    The product must equal the compute (within 5 %) and hold a 2 and a factor within 5 % of N (or one factor
+    within 2 % of 2·N counted in FLOP, "2e8 FLOP/fp"); every other factor must be one that cannot turn a forward
+    count into a training count (:data:`_TRAINING_FACTORS`: "2*N*3*D" counts both passes); the notes must not
+    say that the model learned without back-propagation.
+
+    >>> forward_only("Total FLOP: 2*4127383*800000*20=1.3207626e+14", 1.3207626e14, 4124233)
+    ForwardOnly(product='2 × 4127383 × 800000 × 20', params=4127383.0, data=16000000.0)
+    >>> forward_only("2*206910*3*15000000=18621900000000=1.86e13", 1.86219e13, 206910) is None
+    True
+    """
+    if not isinstance(notes, str) or not (compute > 0) or not (params > 0) or _NO_BACKWARD.search(notes):
+        return None
+    for p in products(notes):
+        if len(p.factors) < 2 or not (p.value > 0) or abs(math.log(p.value / compute)) > _SUM_MATCH:
+            continue
+        values = [f.value for f in p.factors]
+        n = [k for k, v in enumerate(values) if v > 0 and abs(math.log(v / params)) <= _PARAMS_MATCH]
+        two = [k for k, v in enumerate(values) if v == 2.0]
+        found: tuple[int, ...] = ()
+        if two and [k for k in n if k != two[0]]:
+            found = (two[0], next(k for k in n if k != two[0]))
+        else:
+            twice = [k for k, v in enumerate(values)
+                     if v > 0 and abs(math.log(v / (2.0 * params))) <= _TWICE_PARAMS_MATCH
+                     and "flop" in p.factors[k].unit.lower()]
+            if twice:
+                found = (twice[0],)
+        if not found:
+            continue
+        others = [v for k, v in enumerate(values) if k not in found]
+        if any(_may_count_training(v) for v in others):
+            continue
+        n_value = values[found[1]] if len(found) == 2 else values[found[0]] / 2.0
+        return ForwardOnly(product=p.text, params=n_value, data=math.prod(others))
+    return None
+
+
+def forward_onlys(notes: pd.Series, compute: np.ndarray, params: np.ndarray) -> np.ndarray:
+    """:func:`forward_only` for a column, once per distinct (notes, compute, parameters): a :class:`ForwardOnly`
+    or None per claim."""
+    out = np.full(len(notes), None, dtype=object)
+    has = notes.notna().to_numpy() & np.isfinite(compute) & (compute > 0) & np.isfinite(params) & (params > 0)
+    if has.any():
+        keys = pd.Series(list(zip(notes.to_numpy(dtype=object)[has], compute[has], params[has])), dtype=object)
+        out[has] = map_unique(keys, lambda k: None if k is None else forward_only(*k)).to_numpy(dtype=object)
+    return out
 
 
 def _per_distinct_pair(read: Callable[[object, float], object], notes: pd.Series, figures: np.ndarray,

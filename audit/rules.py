@@ -3129,3 +3129,119 @@ class RegulatoryThresholds(Rule):
         sources = " | ".join(t.source for t in _reference.thresholds() if math.isclose(t.flop, line, rel_tol=1e-9))
         return f"C · (1 ± 0.3) vs {fmt.sci(line)} FLOP; sources: {sources}"
 
+
+
+# ------------------------------------------------------------------- a compute counted forward-only (issue 9)
+
+from audit.notes import ForwardOnly as _ForwardOnly  # noqa: E402  (the rule's own reading of the notes)
+from audit.notes import forward_only as _forward_only, forward_onlys as _forward_onlys  # noqa: E402
+
+
+class ForwardOnlyCompute(Rule):
+    """A training compute that the claim's notes count as the forward pass alone, 2 · N · D.
+
+    **What it checks.** Whether the claim's ``compute_notes`` (Epoch AI's "Training compute notes") state its
+    stated compute as a product 2 × N × D: a factor 2 (FLOP per parameter per token), a factor that is the claim's
+    parameters (within 5 %), the data the training processed (tokens, examples, epochs), and no factor that counts
+    the backward pass (a 3, 4 or 6, a non-whole factor up to 6, a utilization), the product equal to the stated
+    compute within 5 %; or the same with one factor of 2·N FLOP ("2e8 FLOP/fp" for 100M parameters). How the
+    notes are read is :func:`audit.notes.forward_only`; notes that say the model learned without
+    back-propagation (a Hebbian or self-organizing rule, "instead of gradient descent") are not read. The
+    finding compares the stated compute with 6 · N · D from the notes' own figures.
+
+    **Why it matters.** 2 FLOP per parameter per token is one forward pass (a multiply and an add per weight);
+    training by back-propagation adds a backward pass that costs about twice as much, 6 FLOP in all. A training
+    compute counted as 2·N·D is about 3x too low, and when the claim states no epochs (or its datapoints are not
+    tokens) C = 6·N·D (C001) cannot see it from the columns: only the notes' arithmetic shows it.
+
+    **Example.** NPLM (Brown corpus), Epoch's row: "Forward FLOP: 16383*(1+5*30+100)+100*(1+5*30)+5*30=4127383
+    ... Total FLOP: 2*4127383*800000*20=1.3207626e+14", with 4,124,233 parameters: 2 × 4,127,383 × (800,000 ×
+    20 = 1.6e7) = 1.3208e14 is the stated compute; training is 6 × 4,127,383 × 1.6e7 = 3.962e14, 3x more.
+    MSA Transformer: "2e8 FLOP/fp * 2.75e13 fp" = 5.5e21 for 5.49e21, with 100M parameters: 6 × 1e8 × 2.75e13 =
+    1.65e22, which its notes also give ("450k * 512 * 100 * 1192 * 100M * 6 = 1.65e22"). Not flagged: "2 * 112000
+    * 3 * 11.5 * 5000 * 100" (RECONTRA: the 3 counts the backward pass), "324 * 2 * 500000" (ASE+ACE: "trained
+    with simple update rules instead of gradient descent").
+
+    **References.** Kaplan et al. 2020, *Scaling Laws for Neural Language Models*, sec. 2.1 (forward pass
+    2N FLOP per token, training 6N including the backward pass); Epoch AI, *Estimating training compute of deep
+    learning models* (2022): training compute = 3 × forward-pass compute × examples (a backward pass is about
+    twice the forward), and a forward pass is 2 FLOP per parameter per token.
+    """
+
+    code = "V007"
+    name = "forward-only-compute"
+    quantity = "compute_flops"
+    formula = "C = 2 · N · D in the notes; training ≈ 6 · N · D"
+    severity = "warning"
+    stage = "check"
+    show_formula = True
+
+    @classmethod
+    def tolerance_text(cls, config: Config) -> str | None:
+        return ("a warning whenever the notes state the compute as 2 · N · D: the backward pass it leaves out is a "
+                "factor 3, beyond any tolerance of C = 6 · N · D")
+
+    @staticmethod
+    def _stated(values: pd.DataFrame, name: str, rows: np.ndarray | None) -> np.ndarray:
+        """A stated figure of the claims (NaN where not stated or no such field)."""
+        column = values[name].to_numpy(dtype=float) if name in values else np.full(len(values), np.nan)
+        return column if rows is None else column[rows]
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        if "compute_notes" not in state.claims.info:
+            return None
+        notes = pd.Series(state.info("compute_notes"), dtype=object)
+        if not notes.notna().any():
+            return None
+        values = state.claims.values
+        compute = cls._stated(values, "compute_flops", state.rows)
+        readings = _forward_onlys(notes, compute, cls._stated(values, "params", state.rows))
+        # A mixture of experts may count its active parameters: read again against them where the total did not fit.
+        active = cls._stated(values, "active_params", state.rows)
+        again = pd.isna(readings) & np.isfinite(active)
+        if again.any():
+            readings[again] = _forward_onlys(notes[again].reset_index(drop=True), compute[again], active[again])
+        rows = np.flatnonzero(pd.notna(readings))
+        if len(rows) == 0:
+            return None
+        training = np.array([r.training for r in readings[rows]], dtype=float)
+        return findings_frame(rows, cls.code, "warning", "compute_flops", compute[rows], training,
+                              detail=np.array([r.product for r in readings[rows]], dtype=object))
+
+    @classmethod
+    def _reading(cls, result: "AuditResult", f: FindingRow) -> _ForwardOnly | None:
+        """The notes' reading behind a finding, read again from the claim (None if it cannot be)."""
+        row = int(f["row"])
+        info, values = result.claims.info, result.claims.values
+        if "compute_notes" not in info or row >= len(info):
+            return None
+        notes = info["compute_notes"].iat[row]
+        for name in ("params", "active_params"):
+            n = float(values[name].iat[row]) if name in values else math.nan
+            reading = _forward_only(notes, float(f["claimed"]), n)
+            if reading is not None and reading.product == f["detail"]:
+                return reading
+        return None
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        c, six = float(f["claimed"]), float(f["expected"])
+        reading = cls._reading(result, f)
+        figures = f", N = {fmt.count(reading.params)}, D = {fmt.count(reading.data)}" if reading is not None else ""
+        return (f"the compute {fmt.value('compute_flops', c)} is 2 · N · D in its notes ({f['detail']}{figures}): 2 "
+                f"FLOP per parameter per token (or example) is the forward pass alone; training, with the backward "
+                f"pass, is about 6 · N · D = {fmt.value('compute_flops', six)} from the same figures, "
+                f"{fmt.ratio(six / c)} the stated compute")
+
+    @classmethod
+    def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
+        c, six = float(f["claimed"]), float(f["expected"])
+        reading = cls._reading(result, f)
+        if reading is None:
+            return (f"C = {f['detail']} = {fmt.operand('compute_flops', c)}; 6 · N · D = "
+                    f"{fmt.operand('compute_flops', six)}; C / (6 · N · D) = {fmt.ratio(c / six)}")
+        return (f"C = 2 · N · D = {f['detail']} = {fmt.operand('compute_flops', reading.compute)}; "
+                f"6 · N · D = 6 × {fmt.operand('params', reading.params)} × "
+                f"{fmt.operand('tokens', reading.data)} = {fmt.operand('compute_flops', six)}; "
+                f"C / (6 · N · D) = {fmt.ratio(c / six)}")
