@@ -28,16 +28,18 @@ from audit.state import Prefill
 
 def check(paths: Sequence[str] = (), config: Config | None = None, stdin: io.BufferedReader | None = None,
           sheet: str | None = None, columns: str | Path | ColumnMap | None = None, profile: str | None = None,
-          mlflow: str | None = None, experiments: Sequence[str] = (), catalog: Catalog | None = None) -> AuditResult:
+          mlflow: str | None = None, experiments: Sequence[str] = (), catalog: Catalog | None = None,
+          words: bool = True) -> AuditResult:
     """Audit claim files (no paths and no ``mlflow``: the bundled corpus of published runs). ``sheet``: the sheet
     of .xlsx input to read (a name, or a number from 1; default the first). ``columns``: a column map (a .toml or
     .json file, or a :class:`ColumnMap`) laid over ``profile`` (``"epoch"``; recognised from the header when not
     given; ``"none"``: never). ``mlflow``: also audit the runs of this MLflow tracking store (an ``mlruns/``
     folder or a URI such as ``sqlite:///runs.db``), ``experiments``: only these; ``catalog``: the accelerators
     (default the bundled catalog). How each input was read (columns
-    not understood, notes) is in ``result.claims.unread_columns`` and ``result.claims.notes``."""
+    not understood, notes) is in ``result.claims.unread_columns`` and ``result.claims.notes``. ``words=False``:
+    only what the claims table shows (:func:`audit.pipeline.audit_claims`)."""
     claims = load(paths, stdin, sheet=sheet, columns=columns, profile=profile, mlflow=mlflow, experiments=experiments)
-    return audit_claims(claims, config, catalog, prefill=_catalog_prefill(claims, catalog))
+    return audit_claims(claims, config, catalog, prefill=_catalog_prefill(claims, catalog), words=words)
 
 
 def check_records(records: list[dict[str, Any]], config: Config | None = None,

@@ -168,6 +168,11 @@ def _dynamic_factor(name: str, q: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
     raise KeyError(name)
 
 
+def no_explanations() -> pd.DataFrame:
+    """An explanations table with no rows (columns :data:`EXPLANATION_COLUMNS`)."""
+    return pd.DataFrame({c: pd.Series(dtype=object) for c in EXPLANATION_COLUMNS})
+
+
 def explain(evaluation: Evaluation) -> pd.DataFrame:
     """Explanations for every finding worse than ``info``, best first (at most three per finding).
 
@@ -178,7 +183,7 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
     target = np.flatnonzero(findings["severity"].isin(["warning", "error"]).to_numpy(dtype=bool))
     parts: list[pd.DataFrame] = []
     if len(target) == 0:
-        return pd.DataFrame({c: pd.Series(dtype=object) for c in EXPLANATION_COLUMNS})
+        return no_explanations()
     rows = findings["row"].to_numpy(dtype=int)[target]
     ratio = findings["ratio"].to_numpy(dtype=float)[target]
     claimed = findings["claimed"].to_numpy(dtype=float)[target]

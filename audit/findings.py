@@ -57,11 +57,12 @@ def findings_frame(rows: np.ndarray, rule: str, severity: np.ndarray | str, quan
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = claimed_a / expected_a
     # Every column is a new array: the frame takes them as they are (copy=False), one block each, never stacked
-    # into blocks of a kind (a copy of every cell, which costs more than making the frame on a large batch).
-    return pd.DataFrame({
+    # into blocks of a kind (a copy of every cell, which costs more than making the frame on a large batch). The
+    # rule and the severity are categoricals (small integers), as the engine's findings table holds them.
+    return table_of({
         "row": np.asarray(rows).astype(int),
-        "rule": np.full(n, rule, dtype=object),
-        "severity": column(severity, object),
+        "rule": pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=[rule]),
+        "severity": _severities(severity, n),
         "quantity": column(quantity, object),
         "claimed": claimed_a,
         "expected": expected_a,
@@ -69,7 +70,34 @@ def findings_frame(rows: np.ndarray, rule: str, severity: np.ndarray | str, quan
         "detail": column(detail, object),
         "candidates": np.full(n, None, dtype=object) if candidates is None else object_array(candidates),
         "implied": np.full(n, None, dtype=object) if implied is None else object_array(implied),
-    }, copy=False)
+    })
+
+
+def table_of(columns: dict[str, Any]) -> "pd.DataFrame":
+    """A frame of ``columns`` as they are, one block each (no copy): an object array stays objects, as
+    ``pd.DataFrame`` would leave it after looking through every cell for dates (a tenth of a second for a million
+    findings)."""
+    return pd.DataFrame({name: pd.Series(values, dtype=object, copy=False)
+                         if isinstance(values, np.ndarray) and values.dtype == object else values
+                         for name, values in columns.items()}, copy=False)
+
+
+def severity_dtype() -> "pd.CategoricalDtype":
+    """The findings table's ``severity`` column: :data:`SEVERITIES`, ordered mildest first."""
+    return pd.CategoricalDtype(list(SEVERITIES), ordered=True)
+
+
+def _severities(severity: np.ndarray | str, n: int) -> Any:
+    """A column of ``n`` severities (one for all, or one per row) as a categorical of :func:`severity_dtype`;
+    as objects when some value is not a severity (the table then says so as it is)."""
+    values = np.asarray(severity)
+    values = np.broadcast_to(values if values.dtype.kind == "U" else values.astype(object), (n,))
+    codes = np.full(n, -1, dtype=np.int8)
+    for k, name in enumerate(SEVERITIES):
+        codes[values == name] = k
+    if (codes < 0).any():
+        return values.astype(object)
+    return pd.Categorical.from_codes(codes, dtype=severity_dtype())
 
 
 def object_array(values: Sequence[Any]) -> np.ndarray:
@@ -86,7 +114,35 @@ def concat_findings(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     frames = [f for f in frames if f is not None and len(f)]
     if not frames:
         return empty_findings()
-    return pd.DataFrame({c: np.concatenate([f[c].to_numpy() for f in frames]) for c in FINDING_COLUMNS}, copy=False)
+    columns: dict[str, Any] = {}
+    for c in FINDING_COLUMNS:
+        parts = [f[c] for f in frames]
+        if all(isinstance(p.dtype, pd.CategoricalDtype) for p in parts):
+            columns[c] = _concat_categoricals(parts)
+        else:
+            columns[c] = np.concatenate([p.to_numpy(dtype=object) if isinstance(p.dtype, pd.CategoricalDtype)
+                                         else p.to_numpy() for p in parts])
+    return table_of(columns)
+
+
+def _concat_categoricals(parts: Sequence["pd.Series"]) -> "pd.Categorical":
+    """Categorical columns one after the other, by their codes: the categories of all of them, in order of
+    first appearance (ordered when the first part's are; :func:`severity_dtype` when every part has it)."""
+    first = parts[0].dtype
+    if all(p.dtype == first for p in parts):
+        dtype = first
+    else:
+        seen: dict[Any, None] = {}
+        for p in parts:
+            seen.update(dict.fromkeys(p.cat.categories.tolist()))
+        dtype = pd.CategoricalDtype(list(seen), ordered=bool(first.ordered))
+    categories = pd.Index(dtype.categories)
+    codes = []
+    for p in parts:
+        own = np.asarray(p.cat.codes, dtype=np.int64)
+        where = np.append(categories.get_indexer(p.cat.categories), -1)  # a missing cell (-1) stays missing
+        codes.append(where[own])
+    return pd.Categorical.from_codes(np.concatenate(codes), dtype=dtype)
 
 
 def empty_findings() -> pd.DataFrame:
@@ -125,7 +181,11 @@ def status_of(findings: pd.DataFrame, n: int, notes: np.ndarray | None = None,
 def rule_is(findings: pd.DataFrame, codes: Sequence[str]) -> np.ndarray:
     """Which findings are of one of the rules ``codes``: ``findings["rule"].isin(codes)``, tested once per distinct
     rule (a batch has a few dozen rules and millions of findings)."""
-    which, rules = pd.factorize(findings["rule"].to_numpy(dtype=object))
+    column = findings["rule"]
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        which, rules = np.asarray(column.cat.codes), column.cat.categories
+    else:
+        which, rules = pd.factorize(column.to_numpy(dtype=object))
     hit = np.array([rule in codes for rule in rules] + [False], dtype=bool)  # a missing rule (-1): no
     return hit[which]
 

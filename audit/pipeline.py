@@ -17,7 +17,7 @@ from audit.catalog import Catalog, load_catalog
 from audit.claims import Claims
 from audit.config import Config
 from audit.engine import evaluate
-from audit.explain import explain
+from audit.explain import explain, no_explanations
 from audit.findings import rule_is, status_of, worst_status
 from audit.reading import claims_from_records
 from audit.result import AuditResult
@@ -27,10 +27,13 @@ from audit.state import Prefill
 
 def audit_claims(claims: Claims, config: Config | None = None, catalog: Catalog | None = None,
                  prefill: Mapping[str, Prefill] | None = None,
-                 used: Mapping[str, np.ndarray] | None = None) -> AuditResult:
+                 used: Mapping[str, np.ndarray] | None = None, words: bool = True) -> AuditResult:
     """Audit claims, expanding multi-phase runs (a claim without phases is audited as it is).
 
-    ``prefill`` and ``used`` go to the engine (:func:`audit.engine.evaluate`).
+    ``prefill`` and ``used`` go to the engine (:func:`audit.engine.evaluate`). ``words=False`` leaves out what
+    only a report's words show: the outlier search (the rules of stage ``outlier``: notes, which change no
+    status) and the explanations. The statuses, quantities and the findings of every other rule are the same;
+    the claims table (``--format csv|parquet`` without ``--findings``) shows nothing else, and is the same.
     """
     config = config or Config.default()
     catalog = catalog or load_catalog()
@@ -46,21 +49,22 @@ def audit_claims(claims: Claims, config: Config | None = None, catalog: Catalog 
         if expansion.records:
             # Phases are audited as claims of their own; a phase's own phases are not expanded.
             phase_claims = claims_from_records(expansion.records, file="<phases>")
-            phase_result = _audit(phase_claims, config, catalog, {}, {})
+            phase_result = _audit(phase_claims, config, catalog, {}, {}, words=words)
             parent = expansion.parents
             given.update(phases.totals(phase_result.q, parent, claims))
             spent.update(phases.spare_relations(parent, claims))
-    return _audit(claims, config, catalog, given, spent, phase_result, parent)
+    return _audit(claims, config, catalog, given, spent, phase_result, parent, words=words)
 
 
 def _audit(claims: Claims, config: Config, catalog: Catalog, prefill: Mapping[str, Prefill],
            used: Mapping[str, np.ndarray], phase_result: AuditResult | None = None,
-           parent: np.ndarray | None = None) -> AuditResult:
-    ev = evaluate(claims, config, catalog, used=used, prefill=prefill)
+           parent: np.ndarray | None = None, words: bool = True) -> AuditResult:
+    ev = evaluate(claims, config, catalog, used=used, prefill=prefill, outliers=words)
     notes = rule_is(ev.findings, codes_where("note"))
     status = status_of(ev.findings, len(claims), notes, rule_is(ev.findings, codes_where("invalidates")))
     if phase_result is not None and parent is not None:
         status = worst_status(status, phase_result.status, parent)  # a run is as bad as its worst phase
     return AuditResult(claims=ev.claims, config=config, q=ev.q, source=ev.source, how=ev.how, hardware=ev.hardware,
-                       findings=ev.findings, status=status, explanations=explain(ev), architecture=ev.architecture,
+                       findings=ev.findings, status=status,
+                       explanations=explain(ev) if words else no_explanations(), architecture=ev.architecture,
                        phase_result=phase_result, phase_parent=parent, catalog=catalog)

@@ -8,12 +8,16 @@
 - The explanations are sorted and grouped on arrays: the same rows as pandas' ``sort_values``/``groupby``.
 - The mantissa of a figure is found by an anchored search first: the same as the first number in the text.
 - The outlier search makes the columns that hold nothing in its variants instead of copying them.
+- An audit for the claims table alone (``words=False``) leaves out the outlier search and the explanations, and
+  nothing else; an audit frees its work frames when it returns (no reference cycle holds them); findings hold rules
+  and severities as categoricals.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -160,3 +164,72 @@ def test_the_outlier_variants_make_the_columns_that_hold_nothing():
     floats = np.array([[1.0, np.nan], [2.0, np.nan]], order="F")
     taken = Outlier._take_rows(floats, [np.array([1])], np.array([True, False]), np.nan)
     assert taken[0, 0] == 2.0 and np.isnan(taken[0, 1]) and taken.flags.f_contiguous
+
+
+# ------------------------------------------------------------------ what an audit for the claims table leaves out
+
+EPOCH_MODELS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "epoch" / "notable_ai_models.csv"
+
+
+def _inputs_with_every_kind_of_finding() -> list[str]:
+    """The doctored example (C009 outliers, explanations, an invalid value), a multi-phase run, and Epoch's file
+    when it lies beside the project (notes, fine-tunes, mixes)."""
+    paths = [str(DATA / "doctored.json"), str(DATA / "bad_fields.json"), str(DATA / "runs.jsonl"),
+             str(Path(__file__).resolve().parents[1] / "reports" / "example-claims.json")]
+    return paths + ([str(EPOCH_MODELS)] if EPOCH_MODELS.exists() else [])
+
+
+@pytest.mark.parametrize("path", _inputs_with_every_kind_of_finding(), ids=lambda p: Path(p).name)
+def test_an_audit_without_words_is_the_same_audit_but_for_the_outliers_and_explanations(path):
+    """``words=False`` (the claims table alone) skips the outlier search and the explanations, and nothing else:
+    every other finding, every status and every quantity is the same, so the claims table is the same."""
+    from audit.report.table import claims_frame
+
+    full, table_only = check([path]), check([path], words=False)
+    assert table_only.status.tolist() == full.status.tolist()
+    outlier = full.findings["rule"].astype(str).isin([Outlier.code]).to_numpy()
+    assert not table_only.findings["rule"].astype(str).isin([Outlier.code]).any()
+    kept = full.findings[~outlier].reset_index(drop=True)
+    pd.testing.assert_frame_equal(table_only.findings.astype({"rule": str, "severity": str}),
+                                  kept.astype({"rule": str, "severity": str}))
+    assert len(table_only.explanations) == 0
+    pd.testing.assert_frame_equal(claims_frame(table_only), claims_frame(full))
+    if path.endswith("doctored.json"):  # the input has outliers and explanations to leave out
+        assert outlier.any() and len(full.explanations)
+
+
+def test_an_audit_leaves_no_cycle_that_holds_its_work_frames():
+    """The work state's closures (re-solving variants of claims) refer to the state: the audit breaks that cycle,
+    so its frames are freed when it returns, not at a later pass of the garbage collector (a stream of batches
+    grew by a batch's frames each time until then)."""
+    import gc
+
+    claims = [{"id": f"r{i}", "params": "7B", "tokens": "2T", "compute_flops": 8.4e22 * (1 + i % 3),
+               "hardware": "A100", "chips": 64, "wall_clock_days": 30} for i in range(50)]
+    gc.collect()
+    gc.disable()
+    try:
+        check_records(claims)
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        held = [type(o).__name__ for o in gc.garbage if isinstance(o, (pd.DataFrame, np.ndarray))
+                or type(o).__name__ == "WorkState"]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert held == []
+
+
+def test_findings_hold_rule_and_severity_as_categoricals_and_concatenate_by_codes():
+    """Two rules' findings, one after the other: the rule codes and severities as written, as categoricals (every
+    registered rule code; the severities mildest first)."""
+    from audit.findings import SEVERITIES, concat_findings, findings_frame
+
+    a = findings_frame(np.array([0, 1]), "C001", np.array(["ok", "error"]), "compute_flops", 1.0, 2.0)
+    b = findings_frame(np.array([1]), "C002", "warning", "chip_hours", 3.0, 1.5)
+    both = concat_findings([a, b])
+    assert both["rule"].astype(str).tolist() == ["C001", "C001", "C002"]
+    assert both["severity"].astype(str).tolist() == ["ok", "error", "warning"]
+    assert list(both["severity"].cat.categories) == list(SEVERITIES) and both["severity"].cat.ordered
+    assert both["ratio"].tolist() == [0.5, 0.5, 2.0]  # claimed / expected: 1/2, 1/2, 3/1.5

@@ -46,7 +46,9 @@ def claims_frame(result: AuditResult) -> pd.DataFrame:
     columns["rules"] = _rule_sets(rows[bad], rules[bad], n)
     for sev in ("error", "warning"):
         columns[f"{sev}s"] = np.bincount(rows[severity == sev], minlength=n)[:n].astype(int)
-    return pd.DataFrame(columns, index=info.index)
+    # copy=False: each column stays a block of its own; pandas would otherwise copy every column into blocks by
+    # dtype (consolidation), which was two thirds of the time of the table (cProfile, 300,000 claims).
+    return pd.DataFrame(columns, index=info.index, copy=False)
 
 
 def _rule_sets(rows: np.ndarray, rules: np.ndarray, n: int) -> np.ndarray:
@@ -60,7 +62,11 @@ def _rule_sets(rows: np.ndarray, rules: np.ndarray, n: int) -> np.ndarray:
     for w in range(words):
         sel = (codes // 63) == w
         np.bitwise_or.at(masks[:, w], rows[sel], np.left_shift(np.int64(1), (codes[sel] % 63).astype(np.int64)))
-    distinct, inverse = np.unique(masks, axis=0, return_inverse=True)
+    if words == 1:  # the same order as np.unique(axis=0) on one column, many times faster
+        distinct, inverse = np.unique(masks[:, 0], return_inverse=True)
+        distinct = distinct[:, None]
+    else:
+        distinct, inverse = np.unique(masks, axis=0, return_inverse=True)
     spelt = np.array([" ".join(names[w * 63 + b] for w in range(words) for b in range(63)
                                if w * 63 + b < len(names) and (int(m[w]) >> b) & 1) for m in distinct], dtype=object)
     return spelt[np.asarray(inverse).reshape(-1)]
@@ -82,8 +88,10 @@ def _with_phases(result: AuditResult) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 def _text(column: pd.Series) -> np.ndarray:
     """A column's cells as ``str`` (an object array), each distinct value converted once."""
-    codes, distinct = pd.factorize(column.astype(object) if isinstance(column.dtype, pd.CategoricalDtype)
-                                   else column, use_na_sentinel=False)
+    if isinstance(column.dtype, pd.CategoricalDtype):  # its codes are the factorization (a missing cell: "nan")
+        spelt = np.array([str(x) for x in column.cat.categories] + ["nan"], dtype=object)
+        return spelt[np.asarray(column.cat.codes)] if len(column) else np.empty(0, dtype=object)
+    codes, distinct = pd.factorize(column, use_na_sentinel=False)
     return np.array([str(x) for x in distinct] + [""], dtype=object)[codes] if len(column) else \
         np.empty(0, dtype=object)
 
