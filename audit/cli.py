@@ -13,9 +13,17 @@ import sys
 import tempfile
 import traceback
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import click
+
+# numpy asks the kernel for transparent huge pages (madvise) on every large array; where the kernel then compacts
+# memory to find one at the page fault (THP defrag "madvise", a common default), a batch audit spent more time in the
+# kernel than in its own arithmetic (300,000 claims, Parquet to Parquet, on the 2-core machine of bench/scale.py:
+# 5.4 s of system time with them, 1.3-2.3 s without; wall 17-19 s → 11-14 s). The command line does without them
+# unless the user chose (NUMPY_MADVISE_HUGEPAGE set); numpy reads the setting when it is first imported, which the
+# command line does later. The library leaves the process as it finds it.
+os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 #: Interrupted (Ctrl-C): 128 + SIGINT, as shells report it; never 0 or 1, which are verdicts.
@@ -62,10 +70,11 @@ def _styler(color: bool) -> Callable[[str, str], str]:
     return lambda text, c: click.style(text, bold=True) if c == "bold" else click.style(text, fg=c)
 
 
-def write_output(data: str | bytes, output: str | None, inputs: tuple[str, ...] = ()) -> None:
+def write_output(data: str | bytes | Iterable[str], output: str | None, inputs: tuple[str, ...] = ()) -> None:
     """Write to stdout (``None`` or ``-``) or atomically to a file: a temporary file in the same folder,
     flushed to disk, then renamed into place, so an interrupted run never leaves half a report and a failed one
-    leaves the previous file as it was. Refuses to overwrite an input."""
+    leaves the previous file as it was. Refuses to overwrite an input. ``data`` may be text in pieces (the JSON
+    report of a large audit, made a chunk of claims at a time), written as they come."""
     if output in (None, "-"):
         _write_stdout(data)
         return
@@ -78,7 +87,11 @@ def write_output(data: str | bytes, output: str | None, inputs: tuple[str, ...] 
         raise AuditUsageError(f"cannot write {output}: {os_error(exc)}") from None
 
 
-def _write_stdout(data: str | bytes) -> None:
+def _pieces(data: str | bytes | Iterable[str]) -> Iterable[str | bytes]:
+    return (data,) if isinstance(data, (str, bytes)) else data
+
+
+def _write_stdout(data: str | bytes | Iterable[str]) -> None:
     """The report on standard output; a closed or failing standard output is an error (exit 2), never a silent
     loss of the report with exit 0. A reader that went away (a broken pipe) ends the run quietly."""
     stream = sys.stdout
@@ -89,7 +102,8 @@ def _write_stdout(data: str | bytes) -> None:
             stream.buffer.write(data)
             stream.buffer.flush()
         else:
-            click.echo(data, nl=False)
+            for piece in _pieces(data):
+                click.echo(piece, nl=False)
             stream.flush()
     except BrokenPipeError:
         raise
@@ -102,19 +116,21 @@ def _write_stdout(data: str | bytes) -> None:
         raise AuditUsageError("cannot write the report: standard output is closed") from None
 
 
-def _write_file(data: str | bytes, output: str) -> None:
+def _write_file(data: str | bytes | Iterable[str], output: str) -> None:
     target = Path(output)
     if target.exists() and not target.is_file():
         # /dev/null, a named pipe, /dev/stdout: written in place. Renaming a file over them would replace the
         # device itself (as root, -o /dev/null would leave a regular file there).
         with open(target, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+            for piece in _pieces(data):
+                fh.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
         return
     parent = target.parent if str(target.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+            for piece in _pieces(data):
+                fh.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
             fh.flush()
             os.fsync(fh.fileno())
         # mkstemp makes the file private (0600); a report gets the mode a new file would get (umask), or
@@ -364,10 +380,10 @@ def cli(ctx: click.Context, debug: bool) -> None:
               help="Your accelerators (CSV or JSON, schemas/catalog.schema.json): added to the catalog or "
                    "overriding its figures (a negotiated price, a measured average power).")
 @click.option("--batch-size", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Audit N claims at a time and write --format csv|parquet and --findings as each batch is done "
-                   "(memory bounded by N, not the input; a folder of Parquet files is read this way, and so are "
-                   "Parquet files of more than 100,000 claims written as text, or as csv or parquet to a file; "
-                   "text shows the 1,000 worst claims and counts all).")
+              help="Audit N claims at a time and write --format json|csv|parquet and --findings as each batch is "
+                   "done (memory bounded by N, not the input; a folder of Parquet files is read this way, and so "
+                   "are Parquet files of more than 100,000 claims written as text, or as json, csv or parquet to a "
+                   "file; text shows the 1,000 worst claims and counts all).")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, findings_path: str | None,
           tolerance: tuple[str, ...], band: str | None, bytes_per_param: float | None, convention: str,
           causal_halving: bool, verbose: bool, title: str, sheet: str | None,
@@ -391,16 +407,18 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     config = _config(tolerance, band, bytes_per_param, convention, causal_halving)
     inputs = list(paths) if paths else [str(bundled_corpus_path())]
     _check_targets(output, findings_path, inputs)
+    # A claims table alone shows no outlier note and no explanation: they are not made (the table is the same).
+    words = not (fmt in ("csv", "parquet") and findings_path is None and not statistics)
     if batch_size is not None or any(_is_dataset(p) for p in paths) or \
             _large_parquet(paths, fmt, output, mlflow_uri, statistics):
         _check_in_batches(inputs, fmt, output, findings_path, fail_on, config, batch_size, quiet, codes,
                           sheet=sheet, columns_map=columns_map, profile=profile, mlflow_uri=mlflow_uri,
-                          statistics=statistics, catalog_file=catalog_file, verbose=verbose)
+                          statistics=statistics, catalog_file=catalog_file, verbose=verbose, words=words)
     try:
         if experiments and not mlflow_uri:
             raise LoadError("--experiment", "applies to --mlflow only")
         result = run_check(paths, config, sheet=sheet, columns=columns_map, profile=profile, mlflow=mlflow_uri,
-                           experiments=experiments, catalog=_user_catalog(catalog_file))
+                           experiments=experiments, catalog=_user_catalog(catalog_file), words=words)
     except LoadError as exc:
         if click.get_current_context().find_root().obj.get("debug"):
             traceback.print_exc()
@@ -412,13 +430,13 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     if not quiet:
         _say_how_it_was_read(result.claims)
     if statistics:
-        data: str | bytes = _statistics(result, fmt)
+        data: str | bytes | Iterable[str] = _statistics(result, fmt)
     elif quiet and fmt == "text":
         from audit.report.ci import summary_line
 
         data = summary_line(result) + "\n"
     else:
-        data = _render(result, fmt, _printable(title), verbose, output, _command())
+        data = _render(result, fmt, _printable(title), verbose, output, _command(), pieces=True)
     findings_data = None
     if findings_path:
         from audit.report import table
@@ -439,14 +457,15 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
 
 
 def _streamable(fmt: str, output: str | None) -> bool:
-    """Whether a report can be written batch by batch: text (the worst claims kept), or a table to a file."""
-    return fmt == "text" or (fmt in ("csv", "parquet") and output not in (None, "-"))
+    """Whether a report can be written batch by batch: text (the worst claims kept), or a table or JSON to a
+    file."""
+    return fmt == "text" or (fmt in ("json", "csv", "parquet") and output not in (None, "-"))
 
 
 def _large_parquet(paths: tuple[str, ...], fmt: str, output: str | None, mlflow_uri: str | None,
                    statistics: bool) -> bool:
     """Parquet input of more than a batch of claims (:data:`audit.stream.DEFAULT_BATCH_SIZE`, from the files'
-    footers), written as a table to a file or as text: audited in batches by default, so that memory stays
+    footers), written as a table or JSON to a file or as text: audited in batches by default, so that memory stays
     bounded (the claims, findings and text report are the same as in one piece, tests/test_stream.py)."""
     if not paths or mlflow_uri or statistics or not _streamable(fmt, output):
         return False
@@ -472,7 +491,7 @@ def _is_dataset(path: str) -> bool:
 def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_path: str | None, fail_on: str,
                       config: Any, batch_size: int | None, quiet: bool, codes: Any, *, sheet: str | None,
                       columns_map: str | None, profile: str | None, mlflow_uri: str | None, statistics: bool,
-                      catalog_file: str | None, verbose: bool = False) -> None:
+                      catalog_file: str | None, verbose: bool = False, words: bool = True) -> None:
     """``check`` batch by batch (:mod:`audit.stream`): the claims table and the findings written as each batch is
     done, a progress bar on a terminal's standard error, the verdict from the counts of the whole input."""
     from audit.findings import fail_levels
@@ -481,8 +500,8 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
 
     if not _streamable(fmt, output):
         raise AuditUsageError("batches (--batch-size, or a folder of Parquet files) are written as --format text, or "
-                              "csv or parquet with -o FILE (and --findings FILE); the other formats need the whole "
-                              "input at once")
+                              "json, csv or parquet with -o FILE (and --findings FILE); the other formats need the "
+                              "whole input at once")
     if mlflow_uri or statistics:
         raise AuditUsageError(f"{'--mlflow' if mlflow_uri else '--statistics'} does not work in batches "
                               f"(--batch-size, or a folder input)")
@@ -497,7 +516,7 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
         from audit.api import _catalog_prefill
         from audit.pipeline import audit_claims
 
-        result = audit_claims(claims, config, catalog, prefill=_catalog_prefill(claims, catalog))
+        result = audit_claims(claims, config, catalog, prefill=_catalog_prefill(claims, catalog), words=words)
         if codes is not None:
             from audit.selection import apply
 
@@ -641,10 +660,16 @@ def _say_how_it_was_read(claims: Any) -> None:
                    f"{', '.join(shown)}{more}", err=True)
 
 
-def _render(result: Any, fmt: str, title: str, verbose: bool, output: str | None, command: str | None = None
-            ) -> str | bytes:
+def _render(result: Any, fmt: str, title: str, verbose: bool, output: str | None, command: str | None = None,
+            pieces: bool = False) -> str | bytes | Iterable[str]:
+    """The report; ``pieces``: JSON as an iterator of its pieces, a chunk of claims at a time, to be written as they
+    come (never every record, or all the text, at once)."""
     from audit import report
 
+    if fmt == "json" and pieces:
+        from audit.report import json_out
+
+        return json_out.chunks(result)
     renderer = report.get(fmt)
     to_stdout = output in (None, "-")
     if renderer.binary and to_stdout and sys.stdout.isatty():

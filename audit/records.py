@@ -178,26 +178,49 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [dict(zip(columns, cells)) for cells in zip(*lists)] if columns else [{} for _ in range(len(frame))]
 
 
-def _finding_dicts(result: AuditResult) -> dict[int, list[dict[str, Any]]]:
-    """Every finding as :meth:`Finding.to_dict` writes it, grouped by claim row, in the order of
-    :func:`findings_by_row` (for the JSON records: no :class:`Finding` objects in between)."""
+def _finding_positions(result: AuditResult, rows: np.ndarray) -> np.ndarray:
+    """Positions in ``result.findings`` of the findings of claims ``rows`` (sorted), by claim and in the frame's
+    order within a claim: the findings' rows are sorted once (stably) per result, then each selection is a
+    search, not a scan."""
+    made = result._records.get("findings by row")
+    if made is None:
+        found = result.findings["row"].to_numpy(dtype=np.int64)
+        order = np.argsort(found, kind="stable")
+        made = result._records["findings by row"] = (order, found[order])
+    order, by_row = made
+    if not len(rows):
+        return order[:0]
+    if rows[-1] - rows[0] + 1 == len(rows):  # a range of claims: one slice
+        return order[np.searchsorted(by_row, rows[0], "left"):np.searchsorted(by_row, rows[-1], "right")]
+    return order[np.isin(by_row, rows)]
+
+
+def _finding_dicts(result: AuditResult, rows: np.ndarray | None = None) -> dict[int, list[dict[str, Any]]]:
+    """Every finding (of claims ``rows``, sorted; None: of every claim) as :meth:`Finding.to_dict` writes it,
+    grouped by claim row, in the order of :func:`findings_by_row` (for the JSON records: no :class:`Finding`
+    objects in between)."""
     frame = result.findings
-    ids = [str(x) for x in result.claims.info["id"].to_numpy()] if len(frame) else []
+    if rows is not None:
+        frame = frame.iloc[_finding_positions(result, rows)]
+    if not len(frame):
+        return {}
     groups = result.explanation_groups()
     claimed, expected, ratio = (_nums(frame[c]) for c in ("claimed", "expected", "ratio"))
     out: dict[int, list[dict[str, Any]]] = {}
-    rows = _records(frame)
+    records = _records(frame)
+    finding_rows = frame["row"].tolist()
+    id_column = result.column("info", "id")
+    ids = {row: str(id_column[row]) for row in dict.fromkeys(finding_rows)}
     # Formulas a rule at a time, so that a rule reads its columns once for all its findings.
     by_rule: dict[str, list[int]] = {}
-    for j, f in enumerate(rows):
+    for j, f in enumerate(records):
         by_rule.setdefault(f["rule"], []).append(j)
-    formulas: list[str] = [""] * len(rows)
+    formulas: list[str] = [""] * len(records)
     for code, positions in by_rule.items():
-        for j, text in zip(positions, RULES[code].formula_texts(result, [rows[j] for j in positions])):
+        for j, text in zip(positions, RULES[code].formula_texts(result, [records[j] for j in positions])):
             formulas[j] = text
-    for j, (i, f) in enumerate(zip(frame.index.tolist(), rows)):
+    for j, (i, row, f) in enumerate(zip(frame.index.tolist(), finding_rows, records)):
         rule = RULES[f["rule"]]
-        row = int(f["row"])
         where = groups.get(i)
         explanations = () if where is None else _explanations_at(result, where, f)
         record = {"claim_id": ids[row], "rule": rule.code, "name": rule.name, "severity": str(f["severity"]),
@@ -291,6 +314,36 @@ def conventions_note(result: AuditResult, row: int) -> str:
     return "FLOPs per token by convention: " + "; ".join(parts) + assumed + causal
 
 
+def _conventions_notes(result: AuditResult, rows: np.ndarray) -> list[str]:
+    """:func:`conventions_note` of each of ``rows``, a column at a time."""
+    used = result.column("architecture", "flops_per_token_how")[rows].tolist()
+    labelled = []
+    for key, text in CONVENTION_LABELS.items():
+        values = result.column("architecture", key)[rows].astype(float)
+        shown = np.flatnonzero(values > 0)  # NaN is not > 0
+        if len(shown):
+            labelled.append((key, text, dict(zip(shown.tolist(), fmt.scis(values[shown].tolist(), 4)))))
+    assumed = result.column("architecture", "head_dim_assumed")[rows].tolist()
+    causal = "; attention term halved for causal masking" if result.config.causal_halving else ""
+    out = []
+    for j, how in enumerate(used):
+        parts = [f"{text}: {texts[j]}{' (used)' if key == how else ''}"
+                 for key, text, texts in labelled if j in texts]
+        out.append("FLOPs per token by convention: " + "; ".join(parts)
+                   + ("; head_dim assumed d_model / heads" if bool(assumed[j]) else "") + causal)
+    return out
+
+
+def _tokens_per_param_notes(result: AuditResult, rows: np.ndarray) -> list[str]:
+    """The derivation of the tokens per parameter of each of ``rows`` (:func:`derivation`), a column at a time."""
+    def column(name: str) -> list[float]:
+        return result.column("q", name)[rows].astype(float).tolist()
+
+    tokens, params = fmt.counts(column("tokens")), fmt.counts(column("params"))
+    ratio = fmt.sigs(column("tokens_per_param"), 4)
+    return [f"tokens / params = {t} / {p} = {r}" for t, p, r in zip(tokens, params, ratio)]
+
+
 def catalog_note(result: AuditResult, row: int, sources: bool = True) -> str:
     """Which datasheet figure a peak came from, and whether the precision was assumed."""
     prec = result.cell("hardware", row, "precision")
@@ -349,37 +402,68 @@ class _QuantityColumns:
             return text
         return _derivation(result, row, name, src, how)
 
-    def all_records(self) -> list[dict[str, dict[str, Any]]]:
-        """:func:`quantity_records` of every row, made a column at a time: the rows where a quantity has a value
-        found with numpy, and each distinct value rounded and formatted once."""
+    def all_records(self, rows: np.ndarray | None = None) -> dict[int, dict[str, dict[str, Any]]]:
+        """:func:`quantity_records` of claims ``rows`` (None: every claim) by row, made a column at a time: the
+        rows where a quantity has a value found with numpy, each distinct value rounded and formatted once, and
+        the derivations that can be made a column at a time made so (:meth:`_derivations`)."""
         result = self.result
-        out: list[dict[str, dict[str, Any]]] = [{} for _ in range(len(result))]
+        if rows is None:
+            rows = np.arange(len(result))
+        out: dict[int, dict[str, dict[str, Any]]] = {row: {} for row in rows.tolist()}
+        spec = f".{SIGNIFICANT_DIGITS}g"
         for name, unit, sources, values, hows, texts in self.columns:
-            numbers = values.astype(float) if values.dtype.kind != "f" else values
-            rows = np.flatnonzero(np.not_equal(sources, None) & ~np.isnan(numbers))
-            if not len(rows):
+            numbers = values[rows]
+            numbers = numbers.astype(float) if numbers.dtype.kind != "f" else numbers
+            at = np.flatnonzero(np.not_equal(sources[rows], None) & ~np.isnan(numbers))
+            if not len(at):
                 continue
-            found = numbers[rows]
+            found = numbers[at]
+            at = rows[at]
             # Distinct by bit pattern, so that -0.0 and 0.0 (equal, but written differently) stay apart.
             _, first, inverse = np.unique(found.view(np.int64), return_index=True, return_inverse=True)
             distinct = found[first].tolist()
-            rounded = [_num(v) for v in distinct]
-            shown = [fmt.value(name, v) for v in distinct]
-            made = self._relation_derivations(name, rows, sources, hows)
-            for row, k, src in zip(rows.tolist(), inverse.ravel().tolist(), sources[rows].tolist()):
-                out[row][name] = self._record(row, name, unit, src, rounded[k], shown[k], hows, texts,
-                                              made.get(row))
+            rounded = [float(format(x, spec)) if isfinite(x) else None for x in distinct]  # _num of each
+            shown = fmt.values(name, distinct)
+            made = self._derivations(name, at, sources, hows)
+            for row, k, src, how in zip(at.tolist(), inverse.ravel().tolist(), sources[at].tolist(),
+                                        hows[at].tolist()):
+                # _record, inline: it runs for every quantity of every claim.
+                rec: dict[str, Any] = {"value": rounded[k], "unit": unit, "source": src, "display": shown[k]}
+                if src == "claimed":
+                    rec["text"] = texts[row] if texts is not None else None
+                else:
+                    text = made.get(row)
+                    rec["how"] = text if text is not None else self.derivation(result, row, name, src, how)
+                    if how in RULES:
+                        rec["rule"] = how
+                out[row][name] = rec
         return out
+
+    def _derivations(self, name: str, rows: np.ndarray, sources: np.ndarray, hows: np.ndarray) -> dict[int, str]:
+        """The derivations (:func:`derivation`) of the values of ``name`` at ``rows`` that can be made a column at
+        a time: those a relation derived (:meth:`RelationRule.substituted_texts`, a relation at a time), the
+        tokens per parameter and the FLOPs per token; the others are made one by one."""
+        if name in ("tokens_per_param", "flops_per_token"):
+            src, how = sources[rows], hows[rows]
+            rows = rows[np.not_equal(src, "claimed") & np.not_equal(src, None) & np.not_equal(how, "split")]
+            if not len(rows):
+                return {}
+            made = (_tokens_per_param_notes(self.result, rows) if name == "tokens_per_param"
+                    else _conventions_notes(self.result, rows))
+            return dict(zip(rows.tolist(), made))
+        return self._relation_derivations(name, rows, sources, hows)
 
     def _relation_derivations(self, name: str, rows: np.ndarray, sources: np.ndarray,
                               hows: np.ndarray) -> dict[int, str]:
         """The derivations (:func:`derivation`) of the values of ``name`` that a relation derived, made a relation
         at a time (:meth:`RelationRule.substituted_texts`); the others are made one by one."""
-        if name in _SPECIAL_DERIVATIONS:
+        if name in _SPECIAL_DERIVATIONS and name != "peak_flops_per_chip":
             return {}
         groups: dict[str, list[int]] = {}
         for row, src in zip(rows.tolist(), sources[rows].tolist()):
-            if src != "claimed" and src is not None and hows[row] != "split":
+            # A peak is a datasheet's unless a relation derived it (C003 for a part the catalog does not know).
+            if src != "claimed" and src is not None and hows[row] != "split" and not (
+                    src == "catalog" and name == "peak_flops_per_chip"):
                 rule = RULES.get(str(hows[row]))
                 if rule is not None and issubclass(rule, RelationRule):
                     groups.setdefault(rule.code, []).append(row)
@@ -430,14 +514,17 @@ def claim_record(result: AuditResult, row: int, findings: list[Finding]) -> dict
 class ClaimRecords:
     """:func:`claim_record` for many claims of one result: every column it reads is read once, here.
 
-    ``every_phase``: the words of every phase's findings are made at once, on the first claim with phases (for
-    :func:`to_json`, which writes every claim); otherwise those of each claim's phases when it is written (a
-    report that details a few claims of a large batch).
+    :meth:`record` makes one claim's record (the words of its phases' findings with it: a report that details a
+    few claims of a large batch); :meth:`chunk` makes those of a range of claims, the words of all their findings
+    and phases' findings a rule at a time (:func:`claim_chunks`, which writes every claim).
     """
 
-    def __init__(self, result: AuditResult, every_phase: bool = False) -> None:
+    def __init__(self, result: AuditResult, extra_order: dict[str, None] | None = None,
+                 phase_rows_before: int = 0) -> None:
         self.result = result
-        self.every_phase = every_phase
+        #: Added to the input row of each claim (:meth:`_every_phase`: a phase's row among the phases of the input).
+        self.row_offset = 0
+        self.phase_rows_before = phase_rows_before
         info, hardware = result.claims.info, result.hardware
         self.info = {c: info[c].to_numpy() for c in ("id", "name", "source", "file", "row")}
         self.hardware = {c: hardware[c].to_numpy() for c in ("hardware_text", "accelerator", "accelerator_name",
@@ -445,22 +532,27 @@ class ClaimRecords:
         self.status = result.status.to_numpy()
         extras = result.claims.extras
         self.extras = [(str(k), extras[k].to_numpy()) for k in extras.columns if k != "phases"]
+        if extra_order is not None:  # in the order the batches so far met them (claim_chunks)
+            extra_order.update(dict.fromkeys(k for k, _ in self.extras))
+            place = {k: i for i, k in enumerate(extra_order)}
+            self.extras.sort(key=lambda item: place[item[0]])
         self.quantities = _QuantityColumns(result)
         self._phases: tuple[dict[int, list[int]], ClaimRecords] | None = None
-        self._phase_findings: dict[int, list[dict[str, Any]]] | None = None
-        self._every_quantity: list[dict[str, dict[str, Any]]] | None = None
 
     def record(self, row: int, findings: list[dict[str, Any]],
-               quantities: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+               quantities: dict[str, dict[str, Any]] | None = None,
+               phases: tuple[dict[int, list[dict[str, Any]]], dict[int, dict[str, dict[str, Any]]]] | None = None
+               ) -> dict[str, Any]:
         """The record of claim ``row`` with its ``findings`` (as :meth:`Finding.to_dict` writes them) and its
-        ``quantities`` (default: :func:`quantity_records` of the row)."""
+        ``quantities`` (default: :func:`quantity_records` of the row); ``phases``: the findings and quantities of
+        the phases, by phase row, when already made (:meth:`chunk`), else made for this claim's phases."""
         info, hw = self.info, self.hardware
         record: dict[str, Any] = {
             "id": info["id"][row],
             "name": info["name"][row],
             "source": info["source"][row],
             "status": self.status[row],
-            "input": {"file": info["file"][row], "row": int(info["row"][row])},
+            "input": {"file": info["file"][row], "row": int(info["row"][row]) + self.row_offset},
             "hardware": {
                 "text": hw["hardware_text"][row],
                 "accelerator": hw["accelerator"][row],
@@ -473,30 +565,40 @@ class ClaimRecords:
             "extra": {k: _extra_value(v) for k, v in ((k, values[row]) for k, values in self.extras)
                       if _present(v)},
         }
-        phases = self._phase_rows(row)
-        if phases:
-            by_parent, phase_records = phases
-            sub = phase_records.result
-            if self.every_phase:
-                if self._phase_findings is None:
-                    self._phase_findings = _finding_dicts(sub)
-                grouped = self._phase_findings
-            else:
+        made = self._phase_rows(row)
+        if made:
+            by_parent, phase_records = made
+            if phases is None:
                 grouped = {i: [f.to_dict() for f in fs]
-                           for i, fs in findings_by_row(sub, rows=np.array(by_parent[row])).items()}
-            every = phase_records.every_quantity() if self.every_phase else None
-            record["phases"] = [phase_records.record(i, grouped.get(i, []), None if every is None else every[i])
-                                for i in by_parent[row]]
+                           for i, fs in findings_by_row(phase_records.result, rows=np.array(by_parent[row])).items()}
+                record["phases"] = [phase_records.record(i, grouped.get(i, [])) for i in by_parent[row]]
+            else:
+                grouped, every = phases
+                record["phases"] = [phase_records.record(i, grouped.get(i, []), every[i]) for i in by_parent[row]]
         return record
 
-    def every_quantity(self) -> list[dict[str, dict[str, Any]]]:
-        """:func:`quantity_records` of every claim, made once (:meth:`_QuantityColumns.all_records`)."""
-        if self._every_quantity is None:
-            self._every_quantity = self.quantities.all_records()
-        return self._every_quantity
+    def chunk(self, start: int, stop: int) -> list[dict[str, Any]]:
+        """The records of claims ``start`` to ``stop`` (excluded), each column read once for all of them: the
+        words of their findings a rule at a time, their quantities a column at a time, and the same for their
+        phases (:func:`to_json`, :func:`claim_chunks`)."""
+        rows = np.arange(start, stop)
+        findings = _finding_dicts(self.result, rows)
+        quantities = self.quantities.all_records(rows)
+        phases = None
+        every = self._every_phase()
+        if every is not None:
+            sub, parent = every[1], self.result.phase_parent
+            at = np.flatnonzero((parent >= start) & (parent < stop))
+            phases = (_finding_dicts(sub.result, at), sub.quantities.all_records(at))
+        return [self.record(row, findings.get(row, []), quantities[row], phases) for row in range(start, stop)]
 
     def _phase_rows(self, row: int) -> tuple[dict[int, list[int]], ClaimRecords] | None:
         """The phases of every claim (grouped once) and the records of the phases, when claim ``row`` has phases."""
+        every = self._every_phase()
+        return every if every is not None and row in every[0] else None
+
+    def _every_phase(self) -> tuple[dict[int, list[int]], ClaimRecords] | None:
+        """The phase rows of every claim (grouped once) and the records of the phases; None without phases."""
         result = self.result
         if result.phase_parent is None or result.phase_result is None:
             return None
@@ -504,8 +606,9 @@ class ClaimRecords:
             by_parent: dict[int, list[int]] = {}
             for i, parent in enumerate(result.phase_parent.tolist()):
                 by_parent.setdefault(int(parent), []).append(i)
-            self._phases = (by_parent, ClaimRecords(result.phase_result, self.every_phase))
-        return self._phases if row in self._phases[0] else None
+            self._phases = (by_parent, ClaimRecords(result.phase_result))
+            self._phases[1].row_offset = self.phase_rows_before
+        return self._phases
 
 
 def _clean(x: Any) -> Any:
@@ -546,41 +649,86 @@ def _extra_value(v: Any) -> Any:
 def summary(result: AuditResult) -> dict[str, Any]:
     """Counts by status, by severity and by rule (non-ok findings); the findings of a run's phases count too."""
     status_counts = Counter(result.status.tolist())
-    findings = result.findings[["rule", "severity"]].astype({"rule": str, "severity": str})
+    tally = _tally(result.findings)
     if result.phase_result is not None:
-        findings = pd.concat([findings, result.phase_result.findings[["rule", "severity"]].astype(
-            {"rule": str, "severity": str})], ignore_index=True)
-    sev = findings["severity"]
-    by_rule = findings.loc[sev != "ok", "rule"].value_counts().sort_index()
+        tally += _tally(result.phase_result.findings)
+    by_severity: Counter[str] = Counter()
+    by_rule: Counter[str] = Counter()
+    for (rule, severity), count in tally.items():
+        by_severity[severity] += count
+        if severity != "ok":
+            by_rule[rule] += count
     return {
         "claims": len(result),
         "status": {s: int(status_counts.get(s, 0)) for s in STATUSES},
-        "findings": {s: int((sev == s).sum()) for s in SEVERITIES},
-        "rules": {str(k): int(v) for k, v in by_rule.items()},
+        "findings": {s: by_severity.get(s, 0) for s in SEVERITIES},
+        "rules": {k: by_rule[k] for k in sorted(by_rule)},
     }
+
+
+def _tally(findings: pd.DataFrame) -> Counter[tuple[str, str]]:
+    """How many findings of each (rule, severity), both as text (``str`` of the cell, as ``astype(str)`` spells
+    it), counted by groups of codes (a batch has millions of findings and a few dozen pairs)."""
+    if not len(findings):
+        return Counter()
+    sizes = findings.groupby(["rule", "severity"], observed=True, dropna=False, sort=False).size()
+    tally: Counter[tuple[str, str]] = Counter()
+    for (rule, severity), count in sizes.items():
+        tally[(str(rule), str(severity))] += int(count)
+    return tally
 
 
 def input_notes(result: AuditResult) -> dict[str, list[dict[str, Any]]]:
     """What was said about the inputs as they were read: columns not understood (with a did-you-mean) and
     notes, per file (a column that was not read is never dropped without a word)."""
+    return input_notes_of(result.claims.unread_columns, result.claims.notes)
+
+
+def input_notes_of(unread_columns: list[tuple[str, str, str | None]], notes: list[tuple[str, str]]
+                   ) -> dict[str, list[dict[str, Any]]]:
+    """:func:`input_notes` from the (file, column, suggestion) of each column not read and the (file, message)
+    of each note (of one input, or added up across batches: :class:`audit.stream.StreamSummary`)."""
     return {
-        "unread_columns": [{"file": f, "column": c, "suggestion": s} for f, c, s in result.claims.unread_columns],
-        "notes": [{"file": f, "message": m} for f, m in result.claims.notes],
+        "unread_columns": [{"file": f, "column": c, "suggestion": s} for f, c, s in unread_columns],
+        "notes": [{"file": f, "message": m} for f, m in notes],
     }
 
 
-def to_json(result: AuditResult) -> dict[str, Any]:
-    """``{"claims": [...], "summary": {...}}``: the stable JSON form of an audit; the summary also lists the input
-    columns that were not read (``summary.input``).
+#: Claims whose records are made (and written) at once by :func:`claim_chunks`: the records of a benchmark claim
+#: (bench/scale.py) take about 18 kB of memory and 8 kB of JSON text, so a chunk holds about 20 MB whatever the size
+#: of the batch; larger chunks are no faster, much smaller ones slower.
+CHUNK_CLAIMS = 1_000
 
-    Every claim is written, so every finding gets its words here; everything else is read a column at a time
-    (:class:`ClaimRecords`), not a cell at a time.
-    """
-    records = ClaimRecords(result, every_phase=True)
-    findings = _finding_dicts(result)
-    quantities = records.every_quantity()
-    claims = [records.record(row, findings.get(row, []), quantities[row]) for row in range(len(result))]
-    return {"claims": claims, "summary": {**summary(result), "input": input_notes(result)}}
+
+def claim_chunks(result: AuditResult, size: int | None = None, extra_order: dict[str, None] | None = None,
+                 phase_rows_before: int = 0) -> Iterator[list[dict[str, Any]]]:
+    """The claim records of :func:`to_json`, a chunk of ``size`` claims (default :data:`CHUNK_CLAIMS`) at a time,
+    in claim order: memory is bounded by the chunk, not the batch (``report.json_out`` writes each chunk as it
+    comes). Every claim is written, so every finding gets its words here; everything else is read a column at
+    a time (:class:`ClaimRecords`), not a cell at a time.
+
+    For a batch of a larger input (:class:`audit.stream.JsonWriter`), written as the input in one piece is:
+    ``extra_order``, the extra fields met in the batches before it, in order (the batch's own are added): a claim's
+    extra fields are written in that order, the order of the columns of the input read in one piece (each file's
+    new columns after those of the files before it); ``phase_rows_before``, the phases of the batches before it: a
+    phase's input row is its row among the phases of the whole input."""
+    size = size or CHUNK_CLAIMS
+    records = ClaimRecords(result, extra_order, phase_rows_before)
+    for start in range(0, len(result), size):
+        yield records.chunk(start, min(len(result), start + size))
+
+
+def json_summary(result: AuditResult) -> dict[str, Any]:
+    """The ``summary`` of :func:`to_json`: :func:`summary`, and the input columns that were not read and the notes
+    (``input``: :func:`input_notes`)."""
+    return {**summary(result), "input": input_notes(result)}
+
+
+def to_json(result: AuditResult) -> dict[str, Any]:
+    """``{"claims": [...], "summary": {...}}``: the stable JSON form of an audit (:func:`claim_chunks` and
+    :func:`json_summary`); the summary also lists the input columns that were not read (``summary.input``)."""
+    claims = [record for chunk in claim_chunks(result) for record in chunk]
+    return {"claims": claims, "summary": json_summary(result)}
 
 
 def estimate_json(result: AuditResult) -> dict[str, Any]:

@@ -472,16 +472,10 @@ class RelationRule(Rule):
         source = str(result.cell("source", row, subject))
         what = "claimed" if source == "claimed" else source
         r = claimed / expected if expected else float("nan")
-        # Which stated figures the check ties together. A stated figure compared with a value derived from it
-        # (Tokens against C / 6N when C = F · D came from these tokens) cancels out: the check then ties the
-        # other figures only, and says through which operand the subject came back.
-        figures, through = cls.ties(result, row, subject)
-        ties = ", ".join(dict.fromkeys(_TIE_LABELS.get(n) or label(n) for n in figures))
-        ties = ties or "figures"
+        ties, via = cls._ties_words(result, row, subject)
         head = (f"{label(subject)} {fmt.value(subject, claimed)} ({what}) {verb} {fmt.value(subject, expected)} "
                 f"implied by {cls.formula}")
-        if through:
-            via = " and ".join(cls.symbols.get(q, q) for q in through)
+        if via:
             text = (f"{head}, with {via} derived from the stated {label(subject)} itself, so the check ties the "
                     f"stated {ties} (ratio {fmt.ratio(r)})")
         else:
@@ -491,6 +485,22 @@ class RelationRule(Rule):
         if cls.uses_peak and bool(result.cell("hardware", row, "precision_assumed")):
             text += f"; precision not stated, {result.cell('hardware', row, 'precision')} assumed"
         return text
+
+    @classmethod
+    def _ties_words(cls, result: "AuditResult", row: int, subject: str) -> tuple[str, str]:
+        """Which stated figures a check of ``subject`` ties together, in words, and through which operands the
+        subject came back ("" when none): a stated figure compared with a value derived from it (Tokens against
+        C / 6N when C = F · D came from these tokens) cancels out, and the check then ties the other figures only
+        (:meth:`ties`). The same for every claim of a derivation pattern: made once per pattern."""
+        pattern = int(result.derivation_patterns()[row])
+        memo = result._records.setdefault("ties words", {})
+        key = (cls, pattern, subject)
+        words = memo.get(key)
+        if words is None:
+            figures, through = cls.ties(result, row, subject)
+            ties = ", ".join(dict.fromkeys(_TIE_LABELS.get(n) or label(n) for n in figures)) or "figures"
+            words = memo[key] = (ties, " and ".join(cls.symbols.get(q, q) for q in through))
+        return words
 
     @classmethod
     def _precision_text(cls, result: "AuditResult", row: int) -> str:
@@ -543,9 +553,72 @@ class RelationRule(Rule):
         active = ((result.column("how", "n_eff")[rows] == "active_params").tolist()
                   if marked and "n_eff" in cls.symbols else no)
         with_active = {**cls.symbols, "n_eff": "N_active"}
-        return [cls.substituted(subject, {n: values[n][j] for n in names}, with_active if active[j] else cls.symbols,
-                                frozenset(n for n in names if derived[n][j]))
-                for j, subject in enumerate(subjects)]
+        if cls.substituted.__func__ is not RelationRule.substituted.__func__:  # type: ignore[attr-defined]
+            # A rule that writes its formulas its own way: one at a time, through its own substituted.
+            return [cls.substituted(subject, {n: values[n][j] for n in names},
+                                    with_active if active[j] else cls.symbols,
+                                    frozenset(n for n in names if derived[n][j]))
+                    for j, subject in enumerate(subjects)]
+        # A column at a time: the rows grouped by subject and symbols, each group's operands formatted a column at
+        # a time (fmt.operands) and put into the formula's template, as substituted writes them.
+        groups: dict[tuple[str, bool], list[int]] = {}
+        for j, (subject, with_n_active) in enumerate(zip(subjects, active)):
+            groups.setdefault((subject, with_n_active), []).append(j)
+        out = [""] * len(rows)
+        for (subject, with_n_active), members in groups.items():
+            columns = {n: [values[n][j] for j in members] for n in names}
+            texts = []
+            for n in names:
+                if n != subject:
+                    marks = [derived[n][j] for j in members]
+                    column = fmt.operands(n, columns[n])
+                    texts.append([t + "*" for t in column] if all(marks) else
+                                 [t + "*" if m else t for t, m in zip(column, marks)] if any(marks) else column)
+            texts.append(fmt.operands(subject, cls._solved_column(subject, columns)))
+            template = cls._formula_template(subject, with_active if with_n_active else cls.symbols)
+            for j, parts in zip(members, zip(*texts)):
+                out[j] = template.format(*parts)
+        return out
+
+    @classmethod
+    def _solved_column(cls, subject: str, columns: Mapping[str, list[float]]) -> list[float]:
+        """:meth:`Relation.solve_one` of each row of ``columns`` (a list of values per quantity): the same
+        operations, in the same order, without a dict per row."""
+        relation = cls.relation
+        inverse, powers = relation._scalar_powers[subject]
+        scale = math.pow(relation.constant, inverse)
+        terms = [(columns[name], p) for name, p in zip(relation.quantities, powers) if p != 0]
+        out = []
+        for j in range(len(columns[subject])):
+            try:
+                product = 1.0
+                for column, p in terms:
+                    product *= math.pow(column[j], p)
+                out.append(scale * product)
+            except (ValueError, OverflowError, ZeroDivisionError):
+                out.append(relation.solve_one(subject, {name: columns[name][j] for name in relation.quantities}))
+        return out
+
+    @classmethod
+    def _formula_template(cls, subject: str, symbols: Mapping[str, str]) -> str:
+        """:meth:`substituted`'s text with ``{0}``, ``{1}``, ... for the operands (in the order of the relation's
+        quantities, the subject left out) and the last for the result; made once per rule, subject and symbols."""
+        key = (cls, subject, tuple(sorted(symbols.items())))
+        template = _FORMULA_TEMPLATES.get(key)
+        if template is None:
+            symbolic, top, bottom = cls._template(subject, symbols)
+
+            def escaped(parts: tuple[Any, ...] | None) -> tuple[Any, ...] | None:
+                if parts is None:
+                    return None
+                head = parts[0].replace("{", "{{").replace("}", "}}") if parts[0] else parts[0]
+                return (head, *parts[1:])
+
+            others = [n for n in cls.relation.quantities if n != subject]
+            template = _FORMULA_TEMPLATES[key] = cls._assembled(
+                symbolic.replace("{", "{{").replace("}", "}}"), escaped(top), escaped(bottom),  # type: ignore[arg-type]
+                {n: f"{{{i}}}" for i, n in enumerate(others)}, f"{{{len(others)}}}")
+        return template
 
     @classmethod
     def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -646,6 +719,10 @@ _ARCHITECTURE_PARENTS: dict[str, tuple[str, ...]] = {
 
 #: The symbolic side of each formula (:meth:`RelationRule.substituted`), by (rule, subject, symbols).
 _SYMBOLIC: dict[tuple[Any, str, tuple[tuple[str, str], ...]], tuple[str, tuple[Any, ...], tuple[Any, ...] | None]] = {}
+
+#: Each formula as a template for its operands' texts (:meth:`RelationRule._formula_template`), by (rule, subject,
+#: symbols).
+_FORMULA_TEMPLATES: dict[tuple[Any, str, tuple[tuple[str, str], ...]], str] = {}
 
 
 @functools.lru_cache(maxsize=None)

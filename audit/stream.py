@@ -1,7 +1,8 @@
 """Auditing large inputs in batches: read Parquet files (or folders of them) record batch by record batch, audit
 each batch with the same pipeline as a whole file (:func:`audit.pipeline.audit_claims`), and write the claims
-table (``csv`` or ``parquet``) and the findings table as each batch is done, so that memory is bounded by the
-batch size, not by the input. The summary (counts by status, severity and rule) is added up across batches.
+table (``csv`` or ``parquet``) or the JSON report, and the findings table, as each batch is done, so that memory
+is bounded by the batch size, not by the input. The summary (counts by status, severity and rule, and the
+columns not read and notes of each file) is added up across batches.
 
 Every rule looks at one claim at a time (with its phases), except one: a duplicate id (``V002``) is an id used
 by an earlier claim. Batches carry the ids seen so far as 64-bit hashes (8 bytes a claim; two different ids
@@ -32,7 +33,7 @@ from audit.pipeline import audit_claims
 from audit.reading import LoadError, ReadOptions, normalize, read_path
 from audit.reading.common import first_line, printable
 from audit.reading.paths import _keys_per_row, mapped_columns
-from audit.records import summary
+from audit.records import input_notes_of, summary
 from audit.result import AuditResult
 
 #: Claims audited at once unless told otherwise: a peak of about 1.3-1.9 GiB on the benchmark's claims
@@ -99,6 +100,10 @@ def _raw_batches(path: str, name: str, batch_size: int, options: ReadOptions) ->
     with handle:
         if handle.metadata.num_rows == 0:
             raise LoadError(name, "no claims: the file has no rows")
+        try:
+            as_floats = _integers_with_nulls(handle)
+        except (pa.ArrowException, OSError, ValueError, EOFError) as exc:
+            raise LoadError(name, f"not a readable Parquet file: {first_line(exc)}") from None
         first = 1
         batches = handle.iter_batches(batch_size=batch_size)
         while True:
@@ -108,10 +113,43 @@ def _raw_batches(path: str, name: str, batch_size: int, options: ReadOptions) ->
                 break
             except (pa.ArrowException, OSError, ValueError, EOFError) as exc:
                 raise LoadError(name, f"not a readable Parquet file: {first_line(exc)}") from None
-            raw = raw_from_arrow(pa.Table.from_batches([batch]), name, first_row=first)
+            table = pa.Table.from_batches([batch])
+            if as_floats:
+                table = table.cast(pa.schema([pa.field(f.name, pa.float64(), f.nullable, f.metadata)
+                                              if f.name in as_floats and pa.types.is_integer(f.type) else f
+                                              for f in table.schema], metadata=table.schema.metadata), safe=False)
+            raw = raw_from_arrow(table, name, first_row=first)
             raw.files = np.full(len(raw.frame), name, dtype=object)
             first += batch.num_rows
             yield mapped_columns(raw, name, options.maps)
+
+
+def _integers_with_nulls(handle: Any) -> set[str]:
+    """The integer columns of a Parquet file that miss a value somewhere in it. Read whole, the file gives them as
+    float64 (Arrow's integers with nulls), so every batch must too: a batch without a missing value would give
+    ``512`` where the whole file gives ``512.0``, another text and another figure (the claims, findings and JSON
+    of the batches are those of the file in one piece). From the row groups' statistics, else read."""
+    import pyarrow as pa
+
+    names = {f.name for f in handle.schema_arrow if pa.types.is_integer(f.type)}
+    if not names:
+        return set()
+    meta = handle.metadata
+    paths = [meta.schema.column(j).path for j in range(meta.num_columns)]
+    named = Counter(paths)
+    leaf = {path: j for j, path in enumerate(paths) if named[path] == 1}
+    out = set()
+    for name in sorted(names):
+        j = leaf.get(name)
+        stats = [meta.row_group(g).column(j).statistics for g in range(meta.num_row_groups)] if j is not None \
+            else [None]
+        if all(s is not None and s.has_null_count for s in stats):
+            nulls = any(s.null_count for s in stats)
+        else:
+            nulls = any(column.null_count for column in handle.read(columns=[name]).columns)
+        if nulls:
+            out.add(name)
+    return out
 
 
 def _slice(raw: RawTable, start: int, stop: int) -> RawTable:
@@ -177,6 +215,10 @@ class StreamSummary:
                 "findings": {s: int(self.findings.get(s, 0)) for s in SEVERITIES},
                 "rules": {k: int(self.rules[k]) for k in sorted(self.rules) if self.rules[k]}}
 
+    def json_summary(self) -> dict[str, Any]:
+        """Like :func:`audit.records.json_summary` of the whole input (the JSON report's ``summary``)."""
+        return {**self.as_dict(), "input": input_notes_of(self.unread_columns, self.notes)}
+
 
 def audit_batches(batches: Iterator[Claims], config: Config | None = None,
                   audit: Callable[[Claims], AuditResult] | None = None) -> Iterator[AuditResult]:
@@ -209,11 +251,20 @@ class _AtomicFile:
 
     def __init__(self, target: str) -> None:
         self.target = Path(target)
+        self.tmp: str | None = None
+        if self.target.exists() and not self.target.is_file():
+            # /dev/null, a named pipe, /dev/stdout: written in place. Renaming a file over them would replace the
+            # device itself (as root, -o /dev/null would leave a regular file there), as audit.cli does.
+            self.handle = open(self.target, "wb")
+            return
         parent = self.target.parent if str(self.target.parent) else Path(".")
         fd, self.tmp = tempfile.mkstemp(prefix=f".{self.target.name}.", suffix=".tmp", dir=parent)
         self.handle = os.fdopen(fd, "wb")
 
     def commit(self) -> None:
+        if self.tmp is None:
+            self.handle.close()
+            return
         self.handle.flush()
         os.fsync(self.handle.fileno())
         self.handle.close()
@@ -230,7 +281,8 @@ class _AtomicFile:
         try:
             self.handle.close()
         finally:
-            Path(self.tmp).unlink(missing_ok=True)
+            if self.tmp is not None:
+                Path(self.tmp).unlink(missing_ok=True)
 
 
 class TableWriter:
@@ -281,30 +333,67 @@ class TableWriter:
             self.file.abort()
 
 
+class JsonWriter:
+    """Writes the JSON report (:mod:`audit.report.json_out`) into ``target`` batch by batch, a chunk of claims at a
+    time: the text is that of the whole input audited in one piece, byte for byte."""
+
+    def __init__(self, target: str) -> None:
+        from audit.report.json_out import JsonText
+
+        self.file = _AtomicFile(target)
+        self.text = JsonText()
+        #: What a batch's records need from the batches before it to read as the input in one piece
+        #: (:func:`audit.records.claim_chunks`): the extra fields met so far, in order, and the number of phases.
+        self.extra_order: dict[str, None] = {}
+        self.phases = 0
+
+    def write(self, result: AuditResult) -> None:
+        from audit.records import claim_chunks
+
+        for records in claim_chunks(result, extra_order=self.extra_order, phase_rows_before=self.phases):
+            self.file.handle.write(self.text.claims(records).encode("utf-8"))
+        self.phases += 0 if result.phase_result is None else len(result.phase_result)
+
+    def close(self, summary: StreamSummary) -> None:
+        """Finish the file with the summary of the whole input."""
+        self.file.handle.write(self.text.end(summary.json_summary()).encode("utf-8"))
+        self.file.commit()
+
+    def abort(self) -> None:
+        """Drop the file."""
+        self.file.abort()
+
+
 def stream_check(paths: Sequence[str], output: str | None, fmt: str, findings_path: str | None = None,
                  config: Config | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
                  options: ReadOptions | None = None,
                  progress: Callable[[int], None] | None = None,
                  audit: Callable[[Claims], AuditResult] | None = None,
                  show_ok: bool = False) -> StreamSummary:
-    """Audit ``paths`` batch by batch, writing the claims table (``fmt``: ``csv`` or ``parquet``) to ``output``
-    and, when given, the findings table to ``findings_path`` (.parquet, else CSV) as each batch is done.
-    With ``fmt`` ``text`` nothing is written to ``output``: the text report of the whole input (its worst claims
-    in full, the counts of all; ``show_ok``: the ok findings too) is returned in the summary's ``text``.
-    ``progress`` is called with the number of claims of each batch when it is written; ``audit`` audits one
-    batch (default :func:`audit.pipeline.audit_claims` with ``config``). Returns the summary of
-    the whole input; a fail status is in its counts. Both files appear complete, or not at all."""
+    """Audit ``paths`` batch by batch, writing the claims table (``fmt``: ``csv`` or ``parquet``) or the JSON report
+    (``json``) to ``output`` and, when given, the findings table to ``findings_path`` (.parquet, else CSV) as each
+    batch is done. With ``fmt`` ``text`` nothing is written to ``output``: the text report of the whole input (its
+    worst claims in full, the counts of all; ``show_ok``: the ok findings too) is returned in the summary's
+    ``text``. ``progress`` is called with the number of claims of each batch when it is written; ``audit`` audits
+    one batch (default :func:`audit.pipeline.audit_claims` with ``config``). Returns the summary of the whole
+    input; a fail status is in its counts. Both files appear complete, or not at all."""
     from audit.report import table
     from audit.report.text import TextCollector
 
     collector = TextCollector(show_ok=show_ok) if fmt == "text" else None
-    writer = TableWriter(output, fmt) if collector is None and output is not None else None
+    writer: TableWriter | JsonWriter | None = None
+    if fmt == "json" and output is not None:
+        writer = JsonWriter(output)
+    elif collector is None and output is not None:
+        writer = TableWriter(output, fmt)
     f_fmt = "parquet" if findings_path and findings_path.lower().endswith((".parquet", ".pq")) else "csv"
     fwriter = TableWriter(findings_path, f_fmt) if findings_path else None
     total = StreamSummary()
     try:
         for result in audit_batches(claim_batches(paths, batch_size, options), config, audit):
-            if writer is not None:
+            if isinstance(writer, JsonWriter):
+                writer.write(result)
+            elif writer is not None:
                 writer.write(table.claims_frame(result))
             if collector is not None:
                 collector.add(result)
@@ -313,7 +402,9 @@ def stream_check(paths: Sequence[str], output: str | None, fmt: str, findings_pa
             total.add(result)
             if progress is not None:
                 progress(len(result))
-        if writer is not None:
+        if isinstance(writer, JsonWriter):
+            writer.close(total)
+        elif writer is not None:
             writer.close()
         if fwriter is not None:
             fwriter.close()

@@ -169,3 +169,102 @@ def test_an_interrupted_stream_leaves_nothing_and_says_nothing_more(dataset, tmp
     gc.collect()
     assert [u.exc_value for u in unraisable] == []
     assert list(out.iterdir()) == []
+
+
+@pytest.fixture(scope="module")
+def noted(tmp_path_factory):
+    """Three files with columns the reader does not know (kept as extra fields, each named in the summary once per
+    file; the second file has one more, before the others: read in one piece, a claim's extra fields come in the
+    order the files met them), integer columns missing a value in one row of each file's last batch (read whole,
+    Arrow gives them as float64, 512.0, so every batch of the file must too), and a two-phase run every fifth claim
+    (a phase's input row is its row among the phases of the whole input)."""
+    folder = tmp_path_factory.mktemp("noted")
+    files = []
+    for k, n in enumerate((23, 17, 29)):
+        part = _claims(n, 10 + k)
+        part["team"] = [f"team-{i % 4}" for i in range(n)]
+        part["chips"] = pd.array([int(c) for c in part["chips"]], dtype="Int64")
+        part["nodes"] = pd.array([i % 7 + 1 for i in range(n)], dtype="Int64")
+        part.loc[n - 2, "chips"] = None
+        part.loc[n - 1, "nodes"] = None
+        if k == 1:
+            part.insert(part.columns.get_loc("team"), "site", [f"site-{i % 3}" for i in range(n)])
+        part["phases"] = [None if i % 5 else '[{"name": "pre-training", "chips": 64, "wall_clock_days": 3}, '
+                          '{"name": "fine-tuning", "chips": 8, "wall_clock_days": 1}]' for i in range(n)]
+        path = folder / f"part-{k}.parquet"
+        part.to_parquet(path, index=False)
+        files.append(str(path))
+    return folder, files
+
+
+@pytest.mark.parametrize("which", ["dataset", "noted"])
+def test_json_in_batches_is_the_json_of_one_piece(request, which, tmp_path, monkeypatch):
+    # Goal 1 of the JSON part of issue 12: the JSON report written batch by batch (10 claims a batch, records made
+    # 4 claims at a time within a batch) is the one-piece report, byte for byte: claims, V002 across batches, the
+    # counts, and the columns not read of every file (summary.input).
+    import json
+
+    import audit.records
+    from audit.report import json_out
+
+    folder, files = request.getfixturevalue(which)
+    one = check(files)
+    whole = json_out.render(one)
+    monkeypatch.setattr(audit.records, "CHUNK_CLAIMS", 4)
+    assert "".join(json_out.chunks(one)) == whole  # 18 chunks of one audit
+    out = tmp_path / "claims.json"
+    total = stream_check([str(folder)], str(out), "json", batch_size=10)
+    assert total.batches == 3 + 2 + 3
+    assert out.read_text(encoding="utf-8") == whole
+    doc = json.loads(whole)
+    assert len(doc["claims"]) == 23 + 17 + 29 and doc["summary"]["claims"] == 69
+    if which == "noted":
+        unread = doc["summary"]["input"]["unread_columns"]
+        assert [(u["file"].rsplit("/", 1)[-1], u["column"]) for u in unread] == [
+            (f"part-{k}.parquet", c) for k in range(3) for c in (("site",) if k == 1 else ()) + ("team", "nodes")]
+        assert list(doc["claims"][23]["extra"]) == ["team", "nodes", "site"]
+        phases = [p["input"] for c in doc["claims"] for p in c.get("phases", [])]
+        assert len(phases) == 2 * (5 + 4 + 6) and {p["file"] for p in phases} == {"<phases>"}
+        assert [p["row"] for p in phases] == list(range(1, len(phases) + 1))
+        # A file read whole gives its chips and nodes as floats; so do its batches without a missing value.
+        first = doc["claims"][0]
+        assert first["quantities"]["chips"]["text"].endswith(".0") and first["extra"]["nodes"] == 1.0
+        assert ' "nodes": 1}' not in whole
+    else:
+        v002 = [c["id"] for c in doc["claims"] if any(f["rule"] == "V002" for f in c["findings"])]
+        assert v002 == ["run-0-5", "run-2-7"]
+
+
+def test_json_on_the_command_line_in_batches_and_in_one_piece(dataset, tmp_path):
+    folder, files = dataset
+    batched, whole = tmp_path / "batched.json", tmp_path / "whole.json"
+    res = CliRunner().invoke(cli, ["check", str(folder), "-f", "json", "-o", str(batched), "--batch-size", "20"])
+    assert "69 claims in 5 batches" in res.output, res.output
+    res = CliRunner().invoke(cli, ["check", *files, "-f", "json", "-o", str(whole)])
+    assert "69 claims:" in res.output and "batches" not in res.output, res.output
+    assert batched.read_bytes() == whole.read_bytes()
+    res = CliRunner().invoke(cli, ["check", *files, "-f", "json"])  # to standard output, in pieces too
+    assert res.stdout_bytes == whole.read_bytes()
+    refused = CliRunner().invoke(cli, ["check", str(folder), "-f", "json"])
+    assert refused.exit_code == 2 and "json, csv or parquet with -o FILE" in refused.output
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_a_stream_into_a_device_writes_into_it_and_leaves_it_there(dataset, tmp_path, fmt):
+    # -o /dev/null (or a named pipe) is written in place, as a report of one piece is: renaming the temporary
+    # file over it would replace the device (as root, /dev/null would become a regular file).
+    import os
+    import stat
+    import threading
+
+    _, files = dataset
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    stream_check(files, str(fifo), fmt, batch_size=10)
+    reader.join(timeout=60)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert got and got[0].startswith(b'{"claims": [\n' if fmt == "json" else b"id,")
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]
