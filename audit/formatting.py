@@ -135,16 +135,22 @@ def _hours_text(x: float) -> str:
     return _sig_text(x, 4)
 
 
+def _kind(name: str) -> str:
+    """The kind a quantity's value is written as: its own, but N (``n_eff``) is a count and the catalog's peak a
+    FLOP rate."""
+    if name == "n_eff":
+        return "count"
+    if name == "catalog_peak":
+        return "flops_rate"
+    q = BY_NAME.get(name)
+    return q.kind if q else ""
+
+
 def value(name: str, x: float | None, unit: bool = True) -> str:
     """Format a quantity's value in its unit (``unit=False`` leaves the unit out)."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "—"
-    q = BY_NAME.get(name)
-    kind = q.kind if q else ""
-    if name in ("n_eff",):
-        kind = "count"
-    if name in ("catalog_peak",):
-        kind = "flops_rate"
+    kind = _kind(name)
     if kind == "fraction":
         return f"{sig(x * 100, 3)} %"
     if kind == "flop":
@@ -261,12 +267,7 @@ def scis(xs: Sequence[float], digits: int = 3) -> list[str]:
 
 def _value_texts(name: str, unit: bool, xs: Sequence[float]) -> list[str]:
     """:func:`value` of each of ``xs`` (none missing)."""
-    q = BY_NAME.get(name)
-    kind = q.kind if q else ""
-    if name in ("n_eff",):
-        kind = "count"
-    if name in ("catalog_peak",):
-        kind = "flops_rate"
+    kind = _kind(name)
     texts: list[str]
     if kind == "fraction":
         return [t + " %" for t in _sig_texts(_rounded([x * 100 for x in xs]), 3)]

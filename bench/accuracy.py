@@ -344,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
         "unlabelled_flagged": len(unlabelled_flags),
     })
     extra = [
-        f"  without flags raised only by the catalog rules H001-H003:",
+        "  without flags raised only by the catalog rules H001-H003:",
         f"    precision              {ratio(int((numeric & bad).sum()), int(numeric.sum()))}",
         f"    recall                 {ratio(int((numeric & bad).sum()), int(bad.sum()))}"
         f"  (inconsistent rows flagged by a numeric rule)",
@@ -362,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
             f"  (visible from the columns: {ratio(f['visible_flagged'], f['visible'])})",
         ]
     extra += [
-        f"  recall on inconsistencies visible from the row's own columns:",
+        "  recall on inconsistencies visible from the row's own columns:",
         f"                           {ratio(int((detectable & flagged).sum()), int(detectable.sum()))}",
     ]
     for seed, positions in draws.items():
