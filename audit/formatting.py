@@ -186,10 +186,16 @@ def _plain(x: float) -> str:
     return sig(x, 4)
 
 
+def _operand_kind(name: str) -> str:
+    """The kind an operand is written as: its quantity's, else a FLOP rate for the catalog's peak and a count for
+    anything else (N)."""
+    q = BY_NAME.get(name)
+    return q.kind if q else ("flops_rate" if name == "catalog_peak" else "count")
+
+
 def operand(name: str, x: float) -> str:
     """A value inside a formula: compact, no unit, exact enough to redo the arithmetic (4 digits)."""
-    q = BY_NAME.get(name)
-    kind = q.kind if q else ("flops_rate" if name == "catalog_peak" else "count")
+    kind = _operand_kind(name)
     if kind == "fraction":
         return sig(x, 4)
     if kind in ("flop", "flops_rate", "bytes"):
@@ -221,15 +227,13 @@ def values(name: str, xs: Sequence[float | None], unit: bool = True) -> list[str
     if len(present) == len(xs):
         return _value_texts(name, unit, xs)  # type: ignore[arg-type]
     out = ["—"] * len(xs)
-    for j, text in zip(present, _value_texts(name, unit, [xs[j] for j in present])):  # type: ignore[misc]
-        out[j] = text
+    _put(out, present, _value_texts(name, unit, [xs[j] for j in present]))  # type: ignore[misc]
     return out
 
 
 def operands(name: str, xs: Sequence[float]) -> list[str]:
     """``[operand(name, x) for x in xs]``, a column at a time."""
-    q = BY_NAME.get(name)
-    kind = q.kind if q else ("flops_rate" if name == "catalog_peak" else "count")
+    kind = _operand_kind(name)
     if kind == "fraction":
         return _sig_texts(_rounded(xs), 4)
     if kind in ("flop", "flops_rate", "bytes"):
@@ -240,10 +244,8 @@ def operands(name: str, xs: Sequence[float]) -> list[str]:
         out = [""] * len(xs)
         low = [j for j, x in enumerate(xs) if x < 1000]
         high = [j for j, x in enumerate(xs) if not x < 1000]
-        for at, texts in ((low, _sig_texts(_rounded([xs[j] for j in low]), 4)),
-                          (high, _count_texts(_rounded([xs[j] for j in high])))):
-            for j, text in zip(at, texts):
-                out[j] = text
+        _put(out, low, _sig_texts(_rounded([xs[j] for j in low]), 4))
+        _put(out, high, _count_texts(_rounded([xs[j] for j in high])))
         return out
     if kind in _ENERGY_UNITS:
         return [_plain(x) for x in xs]
@@ -296,6 +298,12 @@ def _value_texts(name: str, unit: bool, xs: Sequence[float]) -> list[str]:
     if kind in _ENERGY_UNITS:
         return [value(name, x, unit) for x in xs]
     return _count_texts(_rounded(xs))
+
+
+def _put(out: list, at: list[int], texts: list[str]) -> None:
+    """``out[j] = text`` for each position of ``at`` and its text."""
+    for j, text in zip(at, texts):
+        out[j] = text
 
 
 def _rounded(xs: Sequence[float]) -> list[float]:
@@ -361,10 +369,8 @@ def _hours_texts(xs: list[float]) -> list[str]:
     if rest:
         large = [j for j in rest if abs(xs[j]) >= 1e7]  # NaN is not
         small = [j for j in rest if abs(xs[j]) < 100]
-        for at, texts in ((large, _count_texts([xs[j] for j in large])),
-                          (small, _sig_texts([xs[j] for j in small], 4))):
-            for j, text in zip(at, texts):
-                out[j] = text
+        _put(out, large, _count_texts([xs[j] for j in large]))
+        _put(out, small, _sig_texts([xs[j] for j in small], 4))
         for j in rest:
             if out[j] is None:  # NaN and infinities
                 out[j] = str(xs[j])

@@ -38,10 +38,15 @@ def _num(x: Any) -> float | None:
 
 
 def _nums(values: pd.Series) -> list[float | None]:
-    """:func:`_num` of every value of a float column (``round_value`` of a finite float is
-    ``float(format(x, ".12g"))``: the same, without its type checks)."""
+    """:func:`_num` of every value of a float column."""
+    return _rounded(values.to_numpy(dtype=float).tolist())
+
+
+def _rounded(xs: list[float]) -> list[float | None]:
+    """:func:`_num` of each float (``round_value`` of a finite float is ``float(format(x, ".12g"))``: the same,
+    without its type checks)."""
     spec = f".{SIGNIFICANT_DIGITS}g"
-    return [float(format(x, spec)) if isfinite(x) else None for x in values.to_numpy(dtype=float).tolist()]
+    return [float(format(x, spec)) if isfinite(x) else None for x in xs]
 
 
 # ------------------------------------------------------------------------------------------------ findings
@@ -410,7 +415,6 @@ class _QuantityColumns:
         if rows is None:
             rows = np.arange(len(result))
         out: dict[int, dict[str, dict[str, Any]]] = {row: {} for row in rows.tolist()}
-        spec = f".{SIGNIFICANT_DIGITS}g"
         for name, unit, sources, values, hows, texts in self.columns:
             numbers = values[rows]
             numbers = numbers.astype(float) if numbers.dtype.kind != "f" else numbers
@@ -422,7 +426,7 @@ class _QuantityColumns:
             # Distinct by bit pattern, so that -0.0 and 0.0 (equal, but written differently) stay apart.
             _, first, inverse = np.unique(found.view(np.int64), return_index=True, return_inverse=True)
             distinct = found[first].tolist()
-            rounded = [float(format(x, spec)) if isfinite(x) else None for x in distinct]  # _num of each
+            rounded = _rounded(distinct)
             shown = fmt.values(name, distinct)
             made = self._derivations(name, at, sources, hows)
             for row, k, src, how in zip(at.tolist(), inverse.ravel().tolist(), sources[at].tolist(),
