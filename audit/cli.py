@@ -384,13 +384,17 @@ def cli(ctx: click.Context, debug: bool) -> None:
                    "done (memory bounded by N, not the input; a folder of Parquet files is read this way, and so "
                    "are Parquet files of more than 100,000 claims written as text, or as json, csv or parquet to a "
                    "file; text shows the 1,000 worst claims and counts all).")
+@click.option("-j", "--jobs", default="1", metavar="N|auto", callback=lambda ctx, param, value: _jobs(value),
+              help="Audit batches in N processes at once (auto: one per core) and write the claims table (csv, "
+                   "parquet) and --findings as with one, byte for byte; implies batches (--batch-size). Memory "
+                   "grows with N (about one batch per process). A JSON or text report is made in one process.")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, findings_path: str | None,
           tolerance: tuple[str, ...], band: str | None, bytes_per_param: float | None, convention: str,
           causal_halving: bool, verbose: bool, title: str, sheet: str | None,
           select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), extend_select: tuple[str, ...] = (),
           statistics: bool = False, quiet: bool = False, columns_map: str | None = None,
           profile: str | None = None, mlflow_uri: str | None = None, experiments: tuple[str, ...] = (),
-          catalog_file: str | None = None, batch_size: int | None = None) -> None:
+          catalog_file: str | None = None, batch_size: int | None = None, jobs: int = 1) -> None:
     """Audit claims in PATHS (JSON, JSON Lines, CSV, Parquet, XLSX; '-' reads JSON from stdin; a folder: the
     Parquet files in it, a partitioned dataset).
 
@@ -409,11 +413,11 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     _check_targets(output, findings_path, inputs)
     # A claims table alone shows no outlier note and no explanation: they are not made (the table is the same).
     words = not (fmt in ("csv", "parquet") and findings_path is None and not statistics)
-    if batch_size is not None or any(_is_dataset(p) for p in paths) or \
+    if batch_size is not None or jobs > 1 or any(_is_dataset(p) for p in paths) or \
             _large_parquet(paths, fmt, output, mlflow_uri, statistics):
         _check_in_batches(inputs, fmt, output, findings_path, fail_on, config, batch_size, quiet, codes,
                           sheet=sheet, columns_map=columns_map, profile=profile, mlflow_uri=mlflow_uri,
-                          statistics=statistics, catalog_file=catalog_file, verbose=verbose, words=words)
+                          statistics=statistics, catalog_file=catalog_file, verbose=verbose, words=words, jobs=jobs)
     try:
         if experiments and not mlflow_uri:
             raise LoadError("--experiment", "applies to --mlflow only")
@@ -491,7 +495,7 @@ def _is_dataset(path: str) -> bool:
 def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_path: str | None, fail_on: str,
                       config: Any, batch_size: int | None, quiet: bool, codes: Any, *, sheet: str | None,
                       columns_map: str | None, profile: str | None, mlflow_uri: str | None, statistics: bool,
-                      catalog_file: str | None, verbose: bool = False, words: bool = True) -> None:
+                      catalog_file: str | None, verbose: bool = False, words: bool = True, jobs: int = 1) -> None:
     """``check`` batch by batch (:mod:`audit.stream`): the claims table and the findings written as each batch is
     done, a progress bar on a terminal's standard error, the verdict from the counts of the whole input."""
     from audit.findings import fail_levels
@@ -499,7 +503,7 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
     from audit.stream import DEFAULT_BATCH_SIZE, count_rows, input_files, stream_check
 
     if not _streamable(fmt, output):
-        raise AuditUsageError("batches (--batch-size, or a folder of Parquet files) are written as --format text, or "
+        raise AuditUsageError("batches (--batch-size, --jobs, or a folder of Parquet files) are written as --format text, or "
                               "json, csv or parquet with -o FILE (and --findings FILE); the other formats need the "
                               "whole input at once")
     if mlflow_uri or statistics:
@@ -510,18 +514,12 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
             if target and os.path.realpath(target).startswith(os.path.join(os.path.realpath(folder), "")):
                 raise AuditUsageError(f"{option} {target} is inside the input folder {folder}; a later run would "
                                       f"read it as input: write it elsewhere")
-    catalog = _user_catalog(catalog_file)
+    from audit.stream import BatchAuditor
 
-    def audit_one(claims: Any) -> Any:
-        from audit.api import _catalog_prefill
-        from audit.pipeline import audit_claims
-
-        result = audit_claims(claims, config, catalog, prefill=_catalog_prefill(claims, catalog), words=words)
-        if codes is not None:
-            from audit.selection import apply
-
-            result = apply(result, codes)
-        return result
+    audit_one = BatchAuditor(config, _user_catalog(catalog_file), codes, words)
+    if jobs > 1 and fmt in ("json", "text") and not quiet:
+        click.echo(f"train-audit: note: --jobs {jobs}: a {fmt} report is audited and written by one process "
+                   f"(--jobs applies to csv and parquet tables and --findings)", err=True)
 
     try:
         options = ReadOptions(sheet=sheet, maps=resolve_maps(columns_map, profile))
@@ -532,7 +530,7 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
         with bar if bar is not None else contextlib.nullcontext():
             summary = stream_check(inputs, output, fmt, findings_path, config, batch_size or DEFAULT_BATCH_SIZE,
                                    options, progress=None if bar is None else bar.update, audit=audit_one,
-                                   show_ok=verbose)
+                                   show_ok=verbose, jobs=jobs)
     except LoadError as exc:
         if click.get_current_context().find_root().obj.get("debug"):
             traceback.print_exc()
@@ -589,6 +587,23 @@ def _say_which_settings(quiet: bool) -> None:
     path = click.get_current_context().meta.get("train_audit.settings_path")
     if path is not None and not quiet:
         click.echo(f"train-audit: note: settings from {_printable(str(path))}", err=True)
+
+
+def _jobs(value: str) -> int:
+    """``--jobs``: a number of processes, at least 1, or ``auto`` (one per core this process may use)."""
+    text = str(value).strip().lower()
+    if text == "auto":
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:  # macOS, Windows
+            return max(1, os.cpu_count() or 1)
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a number of processes (a whole number, or auto)") from None
+    if jobs < 1:
+        raise click.BadParameter(f"{jobs} processes: give at least 1 (or auto)")
+    return jobs
 
 
 def _selection(select: tuple[str, ...], ignore: tuple[str, ...], extend_select: tuple[str, ...]

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import signal
 import tempfile
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -26,6 +27,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
+from audit.catalog import Catalog
 from audit.claims import Claims, RawTable
 from audit.config import Config
 from audit.findings import SEVERITIES, STATUSES
@@ -80,8 +82,9 @@ def count_rows(files: Sequence[tuple[str, str]]) -> int | None:
     return total
 
 
-def _raw_batches(path: str, name: str, batch_size: int, options: ReadOptions) -> Iterator[RawTable]:
-    """Raw tables of at most ``batch_size`` rows of one input file, with canonical columns."""
+def _raw_batches(path: str, name: str, batch_size: int, options: ReadOptions) -> Iterator[RawTable | ArrowBatch]:
+    """Batches of at most ``batch_size`` rows of one input file: raw tables with canonical columns, or a Parquet
+    file's record batches as read."""
     if not path.lower().endswith(PARQUET_EXTENSIONS):
         raw = mapped_columns(read_path(path, None, options), name, options.maps, per_row=_keys_per_row(path))
         n = len(raw.frame)
@@ -90,8 +93,6 @@ def _raw_batches(path: str, name: str, batch_size: int, options: ReadOptions) ->
         return
     import pyarrow as pa
     import pyarrow.parquet as pq
-
-    from audit.reading.parquetfile import raw_from_arrow
 
     try:
         handle = pq.ParquetFile(path)
@@ -118,10 +119,54 @@ def _raw_batches(path: str, name: str, batch_size: int, options: ReadOptions) ->
                 table = table.cast(pa.schema([pa.field(f.name, pa.float64(), f.nullable, f.metadata)
                                               if f.name in as_floats and pa.types.is_integer(f.type) else f
                                               for f in table.schema], metadata=table.schema.metadata), safe=False)
-            raw = raw_from_arrow(table, name, first_row=first)
-            raw.files = np.full(len(raw.frame), name, dtype=object)
+            yield ArrowBatch(table, name, first, options.maps, said=first > 1)
             first += batch.num_rows
-            yield mapped_columns(raw, name, options.maps)
+
+
+@dataclass
+class ArrowBatch:
+    """A record batch of a Parquet file as read, not yet made into claims: :meth:`raw` does that, in the main
+    process or in a worker process (``jobs``), which then receives Arrow's buffers and not Python objects."""
+
+    table: Any
+    name: str
+    first_row: int
+    maps: Any
+    #: The file's columns not read and notes came with an earlier batch.
+    said: bool = False
+
+    def raw(self) -> RawTable:
+        """The batch as a raw table with canonical columns."""
+        from audit.reading.parquetfile import raw_from_arrow
+
+        raw = raw_from_arrow(self.table, self.name, first_row=self.first_row)
+        raw.files = np.full(len(raw.frame), self.name, dtype=object)
+        raw = mapped_columns(raw, self.name, self.maps)
+        return dataclasses.replace(raw, unread=[], notes=[]) if self.said else raw
+
+    def ids(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each claim's id as :func:`audit.reading.normalize` reads it, and whether the claim gave it, read from
+        the id column alone (the column the whole file's headers map to ``id``)."""
+        from audit.reading.colmap import MapChoice
+        from audit.reading.common import mangle
+        from audit.reading.fields import canonical_columns, field_of
+        from audit.reading.parquetfile import raw_from_arrow
+
+        headers = mangle([str(c) for c in self.table.column_names])
+        cmap, _ = (self.maps or MapChoice()).for_headers(headers)
+
+        def field(header: str) -> str | None:
+            mapped = cmap.lookup(header) if cmap is not None else None
+            return mapped[0] if mapped is not None else field_of(header)[0]
+
+        keep = [i for i, h in enumerate(headers) if field(h) == "id"]
+        n = self.table.num_rows
+        if not keep:
+            return np.full(n, None, dtype=object), np.zeros(n, dtype=bool)
+        sub = raw_from_arrow(self.table.rename_columns(headers).select(keep), self.name, first_row=self.first_row)
+        sub.files = np.full(n, self.name, dtype=object)
+        info = normalize(canonical_columns(sub, self.name, columns=cmap)).info
+        return info["id"].to_numpy(dtype=object), info["id_given"].to_numpy(dtype=bool)
 
 
 def _integers_with_nulls(handle: Any) -> set[str]:
@@ -171,13 +216,20 @@ def claim_batches(paths: Sequence[str], batch_size: int = DEFAULT_BATCH_SIZE,
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
     options = options or ReadOptions()
+    for piece in _pieces_read(paths, batch_size, options):
+        yield normalize(piece.raw() if isinstance(piece, ArrowBatch) else piece)
+
+
+def _pieces_read(paths: Sequence[str], batch_size: int, options: ReadOptions) -> Iterator[RawTable | ArrowBatch]:
+    """The batches of ``paths`` as read (a Parquet file's as :class:`ArrowBatch`), in input order; how a file was
+    read comes with its first batch only."""
     for path, name in input_files(paths):
         said = False
         for raw in _raw_batches(path, name, batch_size, options):
-            if said:
+            if said and isinstance(raw, RawTable):
                 raw = dataclasses.replace(raw, unread=[], notes=[])
             said = True
-            yield normalize(raw)
+            yield raw
 
 
 def _id_hashes(ids: pd.Series) -> np.ndarray:
@@ -200,13 +252,16 @@ class StreamSummary:
     text: str | None = None
 
     def add(self, result: AuditResult) -> None:
-        s = summary(result)
-        self.claims += s["claims"]
-        self.status.update(s["status"])
-        self.findings.update(s["findings"])
-        self.rules.update(s["rules"])
-        self.unread_columns.extend(result.claims.unread_columns)
-        self.notes.extend(result.claims.notes)
+        self.add_counts(summary(result), result.claims.unread_columns, result.claims.notes)
+
+    def add_counts(self, counts: dict[str, Any], unread_columns: Sequence[Any], notes: Sequence[Any]) -> None:
+        """Add one batch: its :func:`audit.records.summary` and how its file was read."""
+        self.claims += counts["claims"]
+        self.status.update(counts["status"])
+        self.findings.update(counts["findings"])
+        self.rules.update(counts["rules"])
+        self.unread_columns.extend(unread_columns)
+        self.notes.extend(notes)
         self.batches += 1
 
     def as_dict(self) -> dict[str, Any]:
@@ -227,22 +282,41 @@ def audit_batches(batches: Iterator[Claims], config: Config | None = None,
     (``V002``) as it is within one."""
     config = config or Config.default()
     audit = audit or (lambda c: audit_claims(c, config))
-    seen = np.array([], dtype=np.uint64)  # sorted hashes of the ids given so far
+    return map(audit, with_seen_ids(batches))
+
+
+def with_seen_ids(batches: Iterator[Claims]) -> Iterator[Claims]:
+    """The batches, each claim marked with whether its id was given by a claim of an earlier batch (``id_seen``,
+    which :func:`audit.pipeline.audit_claims` reads for ``V002``): the one thing a batch needs from the others."""
+    seen = _SeenIds()
     for claims in batches:
-        info = claims.info
-        given = info["id_given"].to_numpy(dtype=bool)
-        hashes = _id_hashes(info["id"])
+        yield _marked(claims, seen.mark(claims.info["id"], claims.info["id_given"].to_numpy(dtype=bool)))
+
+
+def _marked(claims: Claims, id_seen: np.ndarray) -> Claims:
+    info = claims.info.copy()
+    info["id_seen"] = id_seen
+    return dataclasses.replace(claims, info=info)
+
+
+class _SeenIds:
+    """The ids given by the claims of the batches so far, as sorted 64-bit hashes."""
+
+    def __init__(self) -> None:
+        self.seen = np.array([], dtype=np.uint64)
+
+    def mark(self, ids: Any, given: np.ndarray) -> np.ndarray:
+        """Which claims of the next batch give an id that an earlier batch gave; then remember the batch's ids."""
+        seen = self.seen
+        hashes = _id_hashes(pd.Series(ids, dtype=object))
         pos = np.searchsorted(seen, hashes)
         found = (pos < len(seen)) & (seen[np.minimum(pos, max(len(seen) - 1, 0))] == hashes) if len(seen) \
             else np.zeros(len(hashes), dtype=bool)
-        info = info.copy()
-        info["id_seen"] = found & given
-        claims = dataclasses.replace(claims, info=info)
-        yield audit(claims)
         new = np.unique(hashes[given])
         at = np.searchsorted(seen, new)
         new = new[~((at < len(seen)) & (seen[np.minimum(at, max(len(seen) - 1, 0))] == new))] if len(seen) else new
-        seen = np.insert(seen, np.searchsorted(seen, new), new)  # a merge: O(n) a batch, not a sort
+        self.seen = np.insert(seen, np.searchsorted(seen, new), new)  # a merge: O(n) a batch, not a sort
+        return found & given
 
 
 class _AtomicFile:
@@ -298,18 +372,23 @@ class TableWriter:
         self._header = True
 
     def write(self, frame: pd.DataFrame) -> None:
-        from audit.report import table
+        self.write_piece(table_piece(frame, self.fmt, header=self._header))
 
+    def write_piece(self, piece: Any) -> None:
+        """Write a batch made by :func:`table_piece` (CSV text, or an Arrow table): in a worker process, when
+        batches are audited in several (``jobs``)."""
         if self.fmt == "csv":
-            self.file.handle.write(table.csv_text(frame, header=self._header).encode("utf-8"))
+            self.file.handle.write(piece.encode("utf-8"))
             self._header = False
             return
         import pyarrow.parquet as pq
 
         if self._schema is None:
-            self._schema = table.arrow_schema(frame)
+            self._schema = piece.schema
             self._parquet = pq.ParquetWriter(self.file.handle, self._schema)
-        self._parquet.write_table(table.arrow_table(frame, self._schema))
+        elif not piece.schema.equals(self._schema):  # the columns are fixed (report.table): not expected
+            piece = piece.select(self._schema.names).cast(self._schema)
+        self._parquet.write_table(piece)
 
     def close(self, empty: pd.DataFrame | None = None) -> None:
         """Finish the file (``empty``: the table's columns, written when no batch came)."""
@@ -364,19 +443,179 @@ class JsonWriter:
         self.file.abort()
 
 
+def table_piece(frame: pd.DataFrame, fmt: str, header: bool = True) -> Any:
+    """A claims or findings table of one batch as :class:`TableWriter` writes it: CSV text (with the header line
+    when ``header``), or an Arrow table (:func:`audit.report.table.arrow_schema`: the same schema for every
+    batch)."""
+    from audit.report import table
+
+    if fmt == "csv":
+        return table.csv_text(frame, header=header)
+    return table.arrow_table(frame)
+
+
+@dataclass(frozen=True)
+class BatchAuditor:
+    """How one batch is audited: :func:`audit.pipeline.audit_claims` with ``config``, the accelerators of
+    ``catalog`` (your own, with its prices and powers; None: the bundled catalog) and, when ``codes`` is given,
+    only the findings of those rules (:func:`audit.selection.apply`). An object rather than a closure so that a
+    worker process can be given a copy (``jobs``)."""
+
+    config: Config
+    catalog: Catalog | None = None
+    codes: frozenset[str] | None = None
+    words: bool = True
+
+    def __call__(self, claims: Claims) -> AuditResult:
+        from audit.api import _catalog_prefill
+
+        result = audit_claims(claims, self.config, self.catalog, prefill=_catalog_prefill(claims, self.catalog),
+                              words=self.words)
+        if self.codes is not None:
+            from audit.selection import apply
+
+            result = apply(result, self.codes)  # ignored rules ran (their values are kept); their findings dropped
+        return result
+
+
+@dataclass
+class _Piece:
+    """What a worker process sends back for one batch: its tables, ready to write, and its counts."""
+
+    counts: dict[str, Any]
+    unread_columns: list[Any]
+    notes: list[Any]
+    table: Any
+    findings: Any
+
+
+#: A worker process's auditor and formats (:func:`_start_worker`).
+_WORKER: dict[str, Any] = {}
+
+
+def _start_worker(audit: Callable[[Claims], AuditResult], fmt: str | None, findings_fmt: str | None) -> None:
+    # Ctrl-C reaches every process of the terminal's group: the main process stops the workers and says so once.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WORKER.update(audit=audit, fmt=fmt, findings_fmt=findings_fmt)
+
+
+class WorkerError(RuntimeError):
+    """An unexpected error in a worker process (a bug), raised again in the main process with the worker's
+    traceback as its cause."""
+
+
+class _RemoteTraceback(Exception):
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass
+class _Failed:
+    """A batch that raised in a worker process: the error as text (any exception object may not survive the way
+    back), or the file and message of a :class:`LoadError`."""
+
+    error: str
+    trace: str
+    load_error: tuple[str, str] | None = None
+
+    def raise_(self) -> None:
+        if self.load_error is not None:
+            raise LoadError(*self.load_error)
+        raise WorkerError(f"in a worker process: {self.error}") from _RemoteTraceback(self.trace)
+
+
+def _audit_piece(batch: Claims | ArrowBatch, id_seen: np.ndarray | None, first: bool) -> _Piece | _Failed:
+    """Audit one batch in a worker process and make its tables, or say what stopped it."""
+    try:
+        return _audit_batch(batch, id_seen, first)
+    except LoadError as exc:
+        return _Failed(str(exc), "", (exc.file, exc.message))
+    except Exception as exc:
+        import traceback
+
+        return _Failed(f"{type(exc).__name__}: {exc}", traceback.format_exc())
+
+
+def _audit_batch(batch: Claims | ArrowBatch, id_seen: np.ndarray | None, first: bool) -> _Piece:
+    """Audit one batch in a worker process and make its tables (the same functions as in one process)."""
+    from audit.report import table
+
+    claims = batch if isinstance(batch, Claims) else _marked(normalize(batch.raw()), id_seen)
+    result = _WORKER["audit"](claims)
+    fmt, findings_fmt = _WORKER["fmt"], _WORKER["findings_fmt"]
+    return _Piece(counts=summary(result), unread_columns=list(result.claims.unread_columns),
+                  notes=list(result.claims.notes),
+                  table=None if fmt is None else table_piece(table.claims_frame(result), fmt, header=first),
+                  findings=None if findings_fmt is None else table_piece(table.findings_frame(result), findings_fmt,
+                                                                        header=first))
+
+
+def _done(piece: _Piece | _Failed) -> _Piece:
+    if isinstance(piece, _Failed):
+        piece.raise_()
+    assert isinstance(piece, _Piece)
+    return piece
+
+
+def _batches_to_audit(paths: Sequence[str], batch_size: int, options: ReadOptions
+                      ) -> Iterator[tuple[Claims | ArrowBatch, np.ndarray | None]]:
+    """The batches for worker processes: a Parquet file's as read, with whether each claim's id was given by an
+    earlier batch (read from the id column alone: a worker makes the claims); any other file's made into claims
+    here (its reader read it whole), marked so."""
+    seen = _SeenIds()
+    for piece in _pieces_read(paths, batch_size, options):
+        if isinstance(piece, ArrowBatch):
+            yield piece, seen.mark(*piece.ids())
+        else:
+            claims = normalize(piece)
+            yield _marked(claims, seen.mark(claims.info["id"], claims.info["id_given"].to_numpy(dtype=bool))), None
+
+
+def _pieces(batches: Iterator[tuple[Claims | ArrowBatch, np.ndarray | None]],
+            audit: Callable[[Claims], AuditResult], fmt: str | None, findings_fmt: str | None,
+            jobs: int) -> Iterator[_Piece]:
+    """The batches audited in ``jobs`` worker processes, in input order, with at most ``jobs`` batches ahead of the
+    one being written (memory: about ``jobs + 1`` batches)."""
+    import multiprocessing
+
+    # A fresh process per worker, forked from a server that has imported the audit (Linux) or started anew: the
+    # main process has reading threads (Arrow's) that a plain fork would copy in an unknown state.
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if "forkserver" in methods:
+        context.set_forkserver_preload(["audit.stream", "audit.report.table"])
+    pool = context.Pool(jobs, initializer=_start_worker, initargs=(audit, fmt, findings_fmt))
+    try:
+        pending: deque[Any] = deque()
+        for i, (batch, id_seen) in enumerate(batches):
+            pending.append(pool.apply_async(_audit_piece, (batch, id_seen, i == 0)))
+            if len(pending) > jobs:
+                yield _done(pending.popleft().get())
+        while pending:
+            yield _done(pending.popleft().get())
+        pool.close()
+    finally:
+        pool.terminate()  # at the end, or on an error or an interrupt: no worker is left running
+        pool.join()
+
+
 def stream_check(paths: Sequence[str], output: str | None, fmt: str, findings_path: str | None = None,
                  config: Config | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
                  options: ReadOptions | None = None,
                  progress: Callable[[int], None] | None = None,
                  audit: Callable[[Claims], AuditResult] | None = None,
-                 show_ok: bool = False) -> StreamSummary:
+                 show_ok: bool = False, jobs: int = 1) -> StreamSummary:
     """Audit ``paths`` batch by batch, writing the claims table (``fmt``: ``csv`` or ``parquet``) or the JSON report
     (``json``) to ``output`` and, when given, the findings table to ``findings_path`` (.parquet, else CSV) as each
     batch is done. With ``fmt`` ``text`` nothing is written to ``output``: the text report of the whole input (its
     worst claims in full, the counts of all; ``show_ok``: the ok findings too) is returned in the summary's
     ``text``. ``progress`` is called with the number of claims of each batch when it is written; ``audit`` audits
     one batch (default :func:`audit.pipeline.audit_claims` with ``config``). Returns the summary of the whole
-    input; a fail status is in its counts. Both files appear complete, or not at all."""
+    input; a fail status is in its counts. Both files appear complete, or not at all.
+
+    ``jobs`` > 1 audits the batches of a claims table (``csv``, ``parquet``) and of the findings table in that many
+    worker processes (``audit`` must then be picklable, e.g. a :class:`BatchAuditor`); the files are those of one
+    process, byte for byte. The JSON and text reports are made in one process."""
     from audit.report import table
     from audit.report.text import TextCollector
 
@@ -389,6 +628,25 @@ def stream_check(paths: Sequence[str], output: str | None, fmt: str, findings_pa
     f_fmt = "parquet" if findings_path and findings_path.lower().endswith((".parquet", ".pq")) else "csv"
     fwriter = TableWriter(findings_path, f_fmt) if findings_path else None
     total = StreamSummary()
+    if jobs > 1 and (count_rows(input_files(paths)) or batch_size + 1) <= batch_size:
+        jobs = 1  # one batch: starting worker processes would only add their start-up
+    if jobs > 1 and collector is None and not isinstance(writer, JsonWriter):
+        try:
+            for piece in _pieces(_batches_to_audit(paths, batch_size, options or ReadOptions()),
+                                 audit or BatchAuditor(config or Config.default()),
+                                 None if writer is None else fmt, f_fmt if fwriter is not None else None, jobs):
+                if isinstance(writer, TableWriter):
+                    writer.write_piece(piece.table)
+                if fwriter is not None:
+                    fwriter.write_piece(piece.findings)
+                total.add_counts(piece.counts, piece.unread_columns, piece.notes)
+                if progress is not None:
+                    progress(piece.counts["claims"])
+            _close(writer, fwriter, total)
+        except BaseException:
+            _abort(writer, fwriter)
+            raise
+        return total
     try:
         for result in audit_batches(claim_batches(paths, batch_size, options), config, audit):
             if isinstance(writer, JsonWriter):
@@ -402,17 +660,25 @@ def stream_check(paths: Sequence[str], output: str | None, fmt: str, findings_pa
             total.add(result)
             if progress is not None:
                 progress(len(result))
-        if isinstance(writer, JsonWriter):
-            writer.close(total)
-        elif writer is not None:
-            writer.close()
-        if fwriter is not None:
-            fwriter.close()
+        _close(writer, fwriter, total)
     except BaseException:
-        for w in (writer, fwriter):
-            if w is not None:
-                w.abort()
+        _abort(writer, fwriter)
         raise
     if collector is not None:
         total.text = collector.text(total.claims, total.as_dict()["status"])
     return total
+
+
+def _close(writer: TableWriter | JsonWriter | None, fwriter: TableWriter | None, total: StreamSummary) -> None:
+    if isinstance(writer, JsonWriter):
+        writer.close(total)
+    elif writer is not None:
+        writer.close()
+    if fwriter is not None:
+        fwriter.close()
+
+
+def _abort(*writers: TableWriter | JsonWriter | None) -> None:
+    for w in writers:
+        if w is not None:
+            w.abort()

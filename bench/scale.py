@@ -129,6 +129,66 @@ def measure(args: list[str]) -> tuple[float, float, float, int]:
     return wall, user + system, kib / 1024, proc.returncode
 
 
+def _processes(root: int) -> list[int]:
+    """``root`` and every process descended from it (Linux: /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    out = [root]
+    for pid in out:
+        out.extend(children.get(pid, []))
+    return out
+
+
+def _pss_kib(pid: int) -> int:
+    """A process's proportional set size: its private memory and its share of pages shared with others (a worker
+    forked from a server shares the server's imported modules), so that the sizes of processes add up."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def measure_tree(args: list[str], every: float = 0.05) -> tuple[float, float, float, int]:
+    """As :func:`measure`, for a command that starts processes of its own (``--jobs``): wall seconds, GNU time's CPU
+    seconds (the command's, and not its workers': they are children of multiprocessing's fork server, which is
+    not waited for; the table leaves them out) and the peak of the proportional set sizes of the whole process tree
+    added up, sampled every ``every`` seconds."""
+    import threading
+    import time
+
+    peak = [0]
+    done = threading.Event()
+
+    def sample(root: int) -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], sum(_pss_kib(p) for p in _processes(root)))
+            time.sleep(every)
+
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as out:
+        proc = subprocess.Popen(["/usr/bin/time", "-f", "%e %U %S %M", "-o", out.name, *args],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT, env=CHILD_ENV)
+        thread = threading.Thread(target=sample, args=(proc.pid,), daemon=True)
+        thread.start()
+        _, err = proc.communicate()
+        done.set()
+        thread.join()
+        wall, user, system, _kib = (float(x) for x in out.read().split()[-4:])
+    if proc.returncode not in (0, 1):
+        sys.stderr.write(err.decode("utf-8", "replace")[-2000:])
+    return wall, user + system, peak[0] / 1024, proc.returncode
+
+
 def _python(code: str) -> list[str]:
     return [sys.executable, "-c", code]
 
@@ -150,18 +210,20 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--json-rows", type=int, default=100_000, help="claims for the JSON cases (issue 12: JSON of "
                      "100,000 claims within 3x of the standard json module; 0: skip)")
     run.add_argument("--json", type=Path, default=None, help="also write the table's figures here")
+    run.add_argument("--jobs", type=int, nargs="*", default=[2], help="the Parquet → Parquet case again with "
+                     "check --jobs J for each J given (worker processes; default 2, this machine's cores)")
     a = parser.parse_args(argv)
     if a.cmd == "generate":
         write_dataset(a.n, a.out, a.parts)
         return
-    run_cases(a.rows, a.batch_size, a.dataset_factor, a.words_rows, a.json, a.json_rows)
+    run_cases(a.rows, a.batch_size, a.dataset_factor, a.words_rows, a.json, a.json_rows, tuple(a.jobs))
 
 
 Row = tuple[str, int, float, float, float, "float | None"]
 
 
 def run_cases(n: int, batch: int, factor: int, words_rows: int, json_path: Path | None,
-              json_rows: int = 100_000) -> None:
+              json_rows: int = 100_000, jobs_list: tuple[int, ...] = (2,)) -> None:
     """Every case of issue 12, each in its own subprocess, and the table (ratios: to the pandas read + write of
     the same number of rows, measured in the same run)."""
     cli = [sys.executable, "-m", "audit"]
@@ -182,6 +244,11 @@ def run_cases(n: int, batch: int, factor: int, words_rows: int, json_path: Path 
         wall, cpu, mib, _ = measure([*cli, "check", str(data), "--format", "parquet", "-o", str(out)])
         rows.append(("check: Parquet → Parquet (default: batches of 100,000 above that)", n, wall, cpu, mib,
                      wall / b_wall))
+        for jobs in (a for a in jobs_list if a > 1):
+            wall, cpu, mib, _ = measure_tree([*cli, "check", str(data), "--format", "parquet", "-o", str(out),
+                                              "--jobs", str(jobs)])
+            rows.append((f"check --jobs {jobs} (batches in {jobs} worker processes; memory: all processes)", n,
+                         wall, float("nan"), mib, wall / b_wall))
         wall, cpu, mib, _ = measure([*cli, "check", str(data), "--format", "parquet", "-o", str(out),
                                      "--batch-size", str(max(n, 1))])
         rows.append((f"check --batch-size {n:,} (one piece)", n, wall, cpu, mib, wall / b_wall))

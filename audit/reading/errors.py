@@ -12,3 +12,7 @@ class LoadError(Exception):
         super().__init__(f"{file}: {message}")
         self.file = file
         self.message = message
+
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:
+        # Pickled as its two arguments (a worker process sends it to the main one, audit.stream), not as str().
+        return (type(self), (self.file, self.message))

@@ -1,0 +1,135 @@
+"""Batches audited in several processes (``check --jobs``, :func:`audit.stream.stream_check` with ``jobs``) write
+the files one process writes, byte for byte: the same claims in the same order, the same findings, the same
+duplicate ids across batches, the same counts and exit code."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from test_stream import _claims
+
+from audit.cli import cli
+from audit.stream import BatchAuditor, stream_check
+from audit.config import Config
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """Three Parquet files of 23, 17 and 29 claims: an id of the first file used again in the second, one used
+    twice in the third, a negative token count (an invalid claim)."""
+    folder = tmp_path_factory.mktemp("dataset")
+    parts = [_claims(23, 0), _claims(17, 1), _claims(29, 2)]
+    parts[1].loc[3, "id"] = "run-0-5"
+    parts[2].loc[0, "id"] = "run-2-7"
+    parts[2].loc[4, "tokens"] = -1.0
+    for k, part in enumerate(parts):
+        part.to_parquet(folder / f"part-{k}.parquet", index=False)
+    return folder
+
+
+def _check(*args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(cli, ["check", *args])
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.output
+    return res.exit_code, res.stderr
+
+
+def test_two_processes_write_the_bytes_of_one(folder, tmp_path):
+    runs = {}
+    for jobs in ("1", "2"):
+        out, found = tmp_path / f"claims-{jobs}.parquet", tmp_path / f"findings-{jobs}.csv"
+        code, err = _check(str(folder), "-f", "parquet", "-o", str(out), "--findings", str(found),
+                           "--batch-size", "10", "--jobs", jobs)
+        runs[jobs] = code, out.read_bytes(), found.read_bytes(), err.splitlines()[-1].split(";")[0]
+    assert runs["2"] == runs["1"]
+    assert runs["2"][3].startswith("69 claims in 8 batches")  # 23, 17 and 29 claims, 10 at a time
+    claims = pd.read_parquet(tmp_path / "claims-2.parquet")
+    # The ids used a second time, written in by hand above: the second use is a duplicate (V002), whichever
+    # process audited the batch of the first.
+    flagged = claims.index[claims["rules"].fillna("").str.split().map(lambda codes: "V002" in codes)]
+    assert flagged.tolist() == [23 + 3, 23 + 17 + 7]
+    assert claims.loc[23 + 17 + 4, "status"] == "invalid"
+
+
+def test_a_csv_input_and_a_csv_table(folder, tmp_path):
+    """A file that is not Parquet is read whole and audited in batches: the same bytes with two processes."""
+    src = tmp_path / "claims.csv"
+    pd.concat([pd.read_parquet(p) for p in sorted(folder.glob("*.parquet"))]).to_csv(src, index=False)
+    outs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"claims-{jobs}.csv"
+        code, _ = _check(str(src), "-f", "csv", "-o", str(out), "--batch-size", "25", "-j", jobs)
+        outs.append((code, out.read_bytes()))
+    assert outs[1] == outs[0]
+    assert outs[1][1].count(b"\n") == 1 + 69  # the header once, then every claim
+
+
+def test_the_library_takes_jobs(folder, tmp_path):
+    one, two = tmp_path / "one.parquet", tmp_path / "two.parquet"
+    a = stream_check([str(folder)], str(one), "parquet", batch_size=7)
+    b = stream_check([str(folder)], str(two), "parquet", batch_size=7, audit=BatchAuditor(Config.default()),
+                     jobs=2)
+    assert b.as_dict() == a.as_dict() and b.batches == a.batches == 4 + 3 + 5
+    assert two.read_bytes() == one.read_bytes()
+
+
+def test_a_json_report_is_written_by_one_process_and_says_so(folder, tmp_path):
+    out1, out2 = tmp_path / "r1.json", tmp_path / "r2.json"
+    _check(str(folder), "-f", "json", "-o", str(out1), "--batch-size", "30")
+    code, err = _check(str(folder), "-f", "json", "-o", str(out2), "--batch-size", "30", "-j", "2")
+    assert "--jobs 2: a json report is audited and written by one process" in err
+    assert out2.read_bytes() == out1.read_bytes()
+
+
+@pytest.mark.parametrize("value, message", [("0", "give at least 1"), ("two", "is not a number of processes"),
+                                            ("-3", "give at least 1")])
+def test_a_number_of_processes_that_is_not_one_is_a_usage_error(value, message):
+    res = CliRunner().invoke(cli, ["check", "--jobs", value])
+    assert res.exit_code == 2 and message in res.stderr
+
+
+def test_an_unreadable_file_stops_the_run_and_leaves_no_output(folder, tmp_path):
+    bad = tmp_path / "in"
+    bad.mkdir()
+    for p in sorted(folder.glob("*.parquet")):
+        (bad / p.name).write_bytes(p.read_bytes())
+    (bad / "part-9.parquet").write_bytes(b"PAR1 not parquet")
+    out = tmp_path / "out.parquet"
+    code, err = _check(str(bad), "-f", "parquet", "-o", str(out), "--batch-size", "10", "-j", "2")
+    assert code == 2 and "part-9.parquet" in err and "not a readable Parquet file" in err
+    assert not out.exists() and not list(tmp_path.glob(".out.parquet.*"))
+
+
+def test_an_error_found_by_a_worker_is_the_error_of_one_process(tmp_path):
+    """Two columns for one field are found when a worker maps the batch's columns: the run stops with the message
+    one process gives (not a hang on an error that cannot travel back), and leaves no output."""
+    src = tmp_path / "two.parquet"
+    pd.DataFrame({"id": [f"r{i}" for i in range(30)], "params": [7e9] * 30, "parameters": [7e9] * 30,
+                  "tokens": [1e12] * 30}).to_parquet(src, index=False)
+    results = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out-{jobs}.csv"
+        code, err = _check(str(src), "-f", "csv", "-o", str(out), "--batch-size", "10", "-j", jobs)
+        results.append((code, err))
+        assert not out.exists() and not list(tmp_path.glob(f".out-{jobs}.csv.*"))
+    assert results[1] == results[0]
+    assert results[0][0] == 2 and "columns 'params' and 'parameters' both give params" in results[0][1]
+
+
+class _Broken(BatchAuditor):
+    """An auditor with a bug on the second batch (given to the workers by pickling, as the command line's is)."""
+
+    def __call__(self, claims):
+        if claims.info["row"].iloc[0] > 1:
+            raise KeyError("no such column")
+        return super().__call__(claims)
+
+
+def test_a_bug_in_a_worker_stops_the_run_with_its_traceback(folder, tmp_path):
+    from audit.stream import WorkerError
+
+    out = tmp_path / "out.parquet"
+    with pytest.raises(WorkerError, match="in a worker process: KeyError: 'no such column'") as caught:
+        stream_check([str(folder)], str(out), "parquet", batch_size=10, audit=_Broken(Config.default()), jobs=2)
+    assert "raise KeyError" in str(caught.value.__cause__)  # the worker's own traceback
+    assert not out.exists() and not list(tmp_path.glob(".out.parquet.*"))
