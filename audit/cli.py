@@ -386,8 +386,9 @@ def cli(ctx: click.Context, debug: bool) -> None:
                    "file; text shows the 1,000 worst claims and counts all).")
 @click.option("-j", "--jobs", default="1", metavar="N|auto", callback=lambda ctx, param, value: _jobs(value),
               help="Audit batches in N processes at once (auto: one per core) and write the claims table (csv, "
-                   "parquet) and --findings as with one, byte for byte; implies batches (--batch-size). Memory "
-                   "grows with N (about one batch per process). A JSON or text report is made in one process.")
+                   "parquet) and --findings as with one, byte for byte; implies batches, of 100,000 / N claims "
+                   "(at least 10,000) unless --batch-size says. Memory grows with N. A JSON or text report is "
+                   "made in one process.")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, findings_path: str | None,
           tolerance: tuple[str, ...], band: str | None, bytes_per_param: float | None, convention: str,
           causal_halving: bool, verbose: bool, title: str, sheet: str | None,
@@ -500,12 +501,12 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
     done, a progress bar on a terminal's standard error, the verdict from the counts of the whole input."""
     from audit.findings import fail_levels
     from audit.reading import LoadError, ReadOptions, resolve_maps
-    from audit.stream import DEFAULT_BATCH_SIZE, count_rows, input_files, stream_check
+    from audit.stream import count_rows, default_batch_size, input_files, stream_check
 
     if not _streamable(fmt, output):
-        raise AuditUsageError("batches (--batch-size, --jobs, or a folder of Parquet files) are written as --format text, or "
-                              "json, csv or parquet with -o FILE (and --findings FILE); the other formats need the "
-                              "whole input at once")
+        raise AuditUsageError("batches (--batch-size, --jobs, or a folder of Parquet files) are written as --format "
+                              "text, or json, csv or parquet with -o FILE (and --findings FILE); the other formats "
+                              "need the whole input at once")
     if mlflow_uri or statistics:
         raise AuditUsageError(f"{'--mlflow' if mlflow_uri else '--statistics'} does not work in batches "
                               f"(--batch-size, or a folder input)")
@@ -528,7 +529,7 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
         # A progress bar only on a terminal (click's: off the terminal it would still print its label).
         bar = click.progressbar(length=total, label="auditing", file=sys.stderr, show_pos=True) if show else None
         with bar if bar is not None else contextlib.nullcontext():
-            summary = stream_check(inputs, output, fmt, findings_path, config, batch_size or DEFAULT_BATCH_SIZE,
+            summary = stream_check(inputs, output, fmt, findings_path, config, batch_size or default_batch_size(jobs),
                                    options, progress=None if bar is None else bar.update, audit=audit_one,
                                    show_ok=verbose, jobs=jobs)
     except LoadError as exc:

@@ -42,6 +42,17 @@ from audit.result import AuditResult
 #: (bench/scale.py; README, "Benchmarks").
 DEFAULT_BATCH_SIZE = 100_000
 
+#: The smallest batch given to a worker process by default (``jobs``): below it, a batch's fixed costs show.
+MIN_JOB_BATCH_SIZE = 10_000
+
+
+def default_batch_size(jobs: int = 1) -> int:
+    """Claims audited at once unless told otherwise: :data:`DEFAULT_BATCH_SIZE` shared out among ``jobs`` worker
+    processes (at least :data:`MIN_JOB_BATCH_SIZE`), so that two workers hold about the memory of one process
+    (bench/scale.py: 1.2 GiB for two workers with batches of 50,000, 2.0 GiB with batches of 100,000)."""
+    return DEFAULT_BATCH_SIZE if jobs <= 1 else max(MIN_JOB_BATCH_SIZE, DEFAULT_BATCH_SIZE // jobs)
+
+
 #: Extensions read record batch by record batch.
 PARQUET_EXTENSIONS = (".parquet", ".pq")
 
@@ -359,8 +370,14 @@ class _AtomicFile:
                 Path(self.tmp).unlink(missing_ok=True)
 
 
+#: Rows of a Parquet row group written batch by batch: the file is the same whatever the batches (one process with
+#: batches of 100,000, two with batches of 50,000 each), and a row group is what a reader reads at once.
+ROW_GROUP_ROWS = DEFAULT_BATCH_SIZE
+
+
 class TableWriter:
-    """Writes a table (a DataFrame per batch) as Parquet or CSV, batch by batch, into ``target``."""
+    """Writes a table (a DataFrame per batch) as Parquet or CSV, batch by batch, into ``target``. Parquet row groups
+    hold :data:`ROW_GROUP_ROWS` rows (the last one the rest), whatever the batches."""
 
     def __init__(self, target: str, fmt: str) -> None:
         if fmt not in ("csv", "parquet"):
@@ -370,6 +387,8 @@ class TableWriter:
         self._parquet: Any = None
         self._schema: Any = None
         self._header = True
+        self._held: list[Any] = []  # Arrow tables of fewer than ROW_GROUP_ROWS rows in all, not yet written
+        self._held_rows = 0
 
     def write(self, frame: pd.DataFrame) -> None:
         self.write_piece(table_piece(frame, self.fmt, header=self._header))
@@ -388,13 +407,30 @@ class TableWriter:
             self._parquet = pq.ParquetWriter(self.file.handle, self._schema)
         elif not piece.schema.equals(self._schema):  # the columns are fixed (report.table): not expected
             piece = piece.select(self._schema.names).cast(self._schema)
-        self._parquet.write_table(piece)
+        self._held.append(piece)
+        self._held_rows += piece.num_rows
+        if self._held_rows >= ROW_GROUP_ROWS:
+            self._flush(whole_groups=True)
+
+    def _flush(self, whole_groups: bool) -> None:
+        """Write the rows held: in whole row groups only (the rest held for the next batch), or all of them."""
+        import pyarrow as pa
+
+        if not self._held:
+            return
+        held = self._held[0] if len(self._held) == 1 else pa.concat_tables(self._held).combine_chunks()
+        cut = held.num_rows - held.num_rows % ROW_GROUP_ROWS if whole_groups else held.num_rows
+        if cut or not whole_groups:  # at the end, even no rows: the file of a batch without claims has its columns
+            self._parquet.write_table(held.slice(0, cut), row_group_size=ROW_GROUP_ROWS)
+        rest = held.slice(cut)
+        self._held, self._held_rows = ([rest] if rest.num_rows else []), rest.num_rows
 
     def close(self, empty: pd.DataFrame | None = None) -> None:
         """Finish the file (``empty``: the table's columns, written when no batch came)."""
         if self._header and self._schema is None and empty is not None:
             self.write(empty)
         if self._parquet is not None:
+            self._flush(whole_groups=False)
             self._parquet.close()
         self.file.commit()
 

@@ -268,3 +268,24 @@ def test_a_stream_into_a_device_writes_into_it_and_leaves_it_there(dataset, tmp_
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
     assert got and got[0].startswith(b'{"claims": [\n' if fmt == "json" else b"id,")
     assert [p.name for p in tmp_path.iterdir()] == ["pipe"]
+
+
+def test_parquet_row_groups_do_not_depend_on_the_batches(dataset, one, tmp_path, monkeypatch):
+    """The claims table of 69 claims written in batches of 10, 7 and 69: row groups of 20 rows (the last holds the
+    other 9) each time, so the same file, byte for byte."""
+    import pyarrow.parquet as pq
+
+    from audit import stream
+
+    monkeypatch.setattr(stream, "ROW_GROUP_ROWS", 20)
+    folder, files = dataset
+    written = []
+    for size in (10, 7, 69):
+        out = tmp_path / f"claims-{size}.parquet"
+        stream_check(files, str(out), "parquet", batch_size=size)
+        meta = pq.ParquetFile(out).metadata
+        assert [meta.row_group(i).num_rows for i in range(meta.num_row_groups)] == [20, 20, 20, 9]
+        written.append(out.read_bytes())
+    assert written[0] == written[1] == written[2]
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "claims-7.parquet"),
+                                  pd.read_parquet(io.BytesIO(table.claims_bytes(one, "parquet"))))
