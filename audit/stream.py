@@ -586,13 +586,6 @@ def _audit_batch(batch: Claims | ArrowBatch, id_seen: np.ndarray | None, first: 
                                                                         header=first))
 
 
-def _done(piece: _Piece | _Failed) -> _Piece:
-    if isinstance(piece, _Failed):
-        piece.raise_()
-    assert isinstance(piece, _Piece)
-    return piece
-
-
 def _batches_to_audit(paths: Sequence[str], batch_size: int, options: ReadOptions
                       ) -> Iterator[tuple[Claims | ArrowBatch, np.ndarray | None]]:
     """The batches for worker processes: a Parquet file's as read, with whether each claim's id was given by an
@@ -613,6 +606,7 @@ def _pieces(batches: Iterator[tuple[Claims | ArrowBatch, np.ndarray | None]],
     """The batches audited in ``jobs`` worker processes, in input order, with at most ``jobs`` batches ahead of the
     one being written (memory: about ``jobs + 1`` batches)."""
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     # A fresh process per worker, forked from a server that has imported the audit (Linux) or started anew: the
     # main process has reading threads (Arrow's) that a plain fork would copy in an unknown state.
@@ -620,19 +614,53 @@ def _pieces(batches: Iterator[tuple[Claims | ArrowBatch, np.ndarray | None]],
     context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if "forkserver" in methods:
         context.set_forkserver_preload(["audit.stream", "audit.report.table"])
-    pool = context.Pool(jobs, initializer=_start_worker, initargs=(audit, fmt, findings_fmt))
+    # concurrent.futures rather than multiprocessing.Pool: a worker that dies (killed, out of memory) breaks the
+    # pool and every waiting batch says so, where Pool would wait for its result for ever.
+    executor = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
+                                   initargs=(audit, fmt, findings_fmt))
+    finished = False
     try:
         pending: deque[Any] = deque()
         for i, (batch, id_seen) in enumerate(batches):
-            pending.append(pool.apply_async(_audit_piece, (batch, id_seen, i == 0)))
+            pending.append(executor.submit(_audit_piece, batch, id_seen, i == 0))
             if len(pending) > jobs:
-                yield _done(pending.popleft().get())
+                yield _done(pending.popleft())
         while pending:
-            yield _done(pending.popleft().get())
-        pool.close()
+            yield _done(pending.popleft())
+        finished = True
     finally:
-        pool.terminate()  # at the end, or on an error or an interrupt: no worker is left running
-        pool.join()
+        if finished:
+            executor.shutdown(wait=True)
+        else:  # an error or an interrupt: no worker is left running
+            _stop(executor)
+
+
+def _done(future: Any) -> _Piece:
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        piece = future.result()
+    except BrokenProcessPool:
+        raise WorkerError("a worker process ended before its batch was done (killed, or out of memory?); "
+                          "try fewer --jobs or a smaller --batch-size") from None
+    if isinstance(piece, _Failed):
+        piece.raise_()
+    assert isinstance(piece, _Piece)
+    return piece
+
+
+def _stop(executor: Any) -> None:
+    """Stop the workers now, batches under way included (Python 3.14's ``terminate_workers``, else each process)."""
+    terminate = getattr(executor, "terminate_workers", None)
+    if terminate is not None:
+        terminate()
+        return
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(timeout=10)
 
 
 def stream_check(paths: Sequence[str], output: str | None, fmt: str, findings_path: str | None = None,

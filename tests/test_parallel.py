@@ -4,6 +4,10 @@ duplicate ids across batches, the same counts and exit code."""
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
+
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -132,4 +136,34 @@ def test_a_bug_in_a_worker_stops_the_run_with_its_traceback(folder, tmp_path):
     with pytest.raises(WorkerError, match="in a worker process: KeyError: 'no such column'") as caught:
         stream_check([str(folder)], str(out), "parquet", batch_size=10, audit=_Broken(Config.default()), jobs=2)
     assert "raise KeyError" in str(caught.value.__cause__)  # the worker's own traceback
+    assert not out.exists() and not list(tmp_path.glob(".out.parquet.*"))
+
+
+class _Killed(BatchAuditor):
+    """A worker that dies on the second batch, as one the kernel kills for memory does."""
+
+    def __call__(self, claims):
+        if claims.info["row"].iloc[0] > 1:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().__call__(claims)
+
+
+def test_a_worker_that_dies_stops_the_run_instead_of_waiting_for_ever(folder, tmp_path):
+    from audit.stream import WorkerError
+
+    out = tmp_path / "out.parquet"
+    caught: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            stream_check([str(folder)], str(out), "parquet", batch_size=10, audit=_Killed(Config.default()), jobs=2)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test's thread
+            caught.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(120)
+    assert not thread.is_alive(), "the run waited for a dead worker"
+    assert len(caught) == 1 and isinstance(caught[0], WorkerError)
+    assert "a worker process ended before its batch was done" in str(caught[0])
     assert not out.exists() and not list(tmp_path.glob(".out.parquet.*"))
