@@ -386,9 +386,9 @@ def cli(ctx: click.Context, debug: bool) -> None:
                    "file; text shows the 1,000 worst claims and counts all).")
 @click.option("-j", "--jobs", default="1", metavar="N|auto", callback=lambda ctx, param, value: _jobs(value),
               help="Audit batches in N processes at once (auto: one per core) and write the claims table (csv, "
-                   "parquet) and --findings as with one, byte for byte; implies batches, of 100,000 / N claims "
-                   "(at least 10,000) unless --batch-size says. Memory grows with N. A JSON or text report is "
-                   "made in one process.")
+                   "parquet, written to a file) and --findings as with one, byte for byte; implies batches, of "
+                   "100,000 / N claims (at least 10,000) unless --batch-size says. Memory grows with N. Other "
+                   "reports are made by one process.")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, findings_path: str | None,
           tolerance: tuple[str, ...], band: str | None, bytes_per_param: float | None, convention: str,
           causal_halving: bool, verbose: bool, title: str, sheet: str | None,
@@ -414,6 +414,11 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     _check_targets(output, findings_path, inputs)
     # A claims table alone shows no outlier note and no explanation: they are not made (the table is the same).
     words = not (fmt in ("csv", "parquet") and findings_path is None and not statistics)
+    if jobs > 1 and not (fmt in ("csv", "parquet") and output not in (None, "-")):
+        if not quiet:
+            click.echo(f"train-audit: note: --jobs {jobs}: a {fmt} report is made by one process (--jobs applies to "
+                       f"a csv or parquet table written to a file with -o, and its --findings)", err=True)
+        jobs = 1
     if batch_size is not None or jobs > 1 or any(_is_dataset(p) for p in paths) or \
             _large_parquet(paths, fmt, output, mlflow_uri, statistics):
         _check_in_batches(inputs, fmt, output, findings_path, fail_on, config, batch_size, quiet, codes,
@@ -504,9 +509,9 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
     from audit.stream import count_rows, default_batch_size, input_files, stream_check
 
     if not _streamable(fmt, output):
-        raise AuditUsageError("batches (--batch-size, --jobs, or a folder of Parquet files) are written as --format "
-                              "text, or json, csv or parquet with -o FILE (and --findings FILE); the other formats "
-                              "need the whole input at once")
+        raise AuditUsageError("batches (--batch-size, or a folder of Parquet files) are written as --format text, or "
+                              "json, csv or parquet with -o FILE (and --findings FILE); the other formats need the "
+                              "whole input at once")
     if mlflow_uri or statistics:
         raise AuditUsageError(f"{'--mlflow' if mlflow_uri else '--statistics'} does not work in batches "
                               f"(--batch-size, or a folder input)")
@@ -518,9 +523,6 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
     from audit.stream import BatchAuditor
 
     audit_one = BatchAuditor(config, _user_catalog(catalog_file), codes, words)
-    if jobs > 1 and fmt in ("json", "text") and not quiet:
-        click.echo(f"train-audit: note: --jobs {jobs}: a {fmt} report is audited and written by one process "
-                   f"(--jobs applies to csv and parquet tables and --findings)", err=True)
 
     try:
         options = ReadOptions(sheet=sheet, maps=resolve_maps(columns_map, profile))

@@ -77,11 +77,15 @@ def test_the_library_takes_jobs(folder, tmp_path):
     assert two.read_bytes() == one.read_bytes()
 
 
-def test_a_json_report_is_written_by_one_process_and_says_so(folder, tmp_path):
-    out1, out2 = tmp_path / "r1.json", tmp_path / "r2.json"
-    _check(str(folder), "-f", "json", "-o", str(out1), "--batch-size", "30")
-    code, err = _check(str(folder), "-f", "json", "-o", str(out2), "--batch-size", "30", "-j", "2")
-    assert "--jobs 2: a json report is audited and written by one process" in err
+@pytest.mark.parametrize("fmt, batches", [("json", ("--batch-size", "30")), ("html", ()), ("text", ())])
+def test_other_reports_are_made_by_one_process_and_say_so(folder, tmp_path, fmt, batches):
+    """--jobs changes nothing else: a text or HTML report of a file stays one piece (not batches), a JSON one is
+    the same bytes."""
+    src = str(sorted(folder.glob("*.parquet"))[0])
+    out1, out2 = tmp_path / f"r1.{fmt}", tmp_path / f"r2.{fmt}"
+    _check(src, "-f", fmt, "-o", str(out1), *batches)
+    code, err = _check(src, "-f", fmt, "-o", str(out2), *batches, "-j", "2")
+    assert f"--jobs 2: a {fmt} report is made by one process" in err
     assert out2.read_bytes() == out1.read_bytes()
 
 
