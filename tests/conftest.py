@@ -21,6 +21,21 @@ TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
 DATA = TESTS / "data"
 
+
+# --------------------------------------------------------------------------------------------------------
+# How many processes run the tests.
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` (pyproject.toml's addopts): one pytest-xdist worker per core for the suite or a folder of it, but
+    one process for chosen files or tests (``python -m pytest tests/test_x.py``), where starting the workers would
+    cost more than it saves. ``-n N`` is taken as given."""
+    chosen = [arg for arg in config.option.file_or_dir or [] if not arg.startswith("-")]
+    if chosen and all("::" in arg or not Path(arg).is_dir() for arg in chosen):
+        return 0
+    return None  # pytest-xdist's own count: the cores this process may use
+
 # --------------------------------------------------------------------------------------------------------
 # Units and datasheet figures (independent of the code under test).
 

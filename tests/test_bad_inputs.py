@@ -31,6 +31,10 @@ FILES: dict[str, dict] = MANIFEST["files"]
 WHOLE = sorted(name for name, e in FILES.items() if e["exit"] == 2)
 ROWS = sorted(name for name, e in FILES.items() if e["exit"] != 2)
 NOT_CORPUS = {"make.py", "expected.json", "__pycache__"}
+#: The row-level files as test parameters, each in an xdist group of its own: the two tests that read a file's JSON
+#: report (test_row_problems_keep_every_row_and_flag_the_bad_ones, test_every_output_shows_every_finding) run on one
+#: pytest-xdist worker, which makes that report once (_json_report).
+ROW_PARAMS = [pytest.param(name, marks=pytest.mark.xdist_group(f"bad/{name}")) for name in ROWS]
 
 
 # ------------------------------------------------------------------------------------------- the corpus itself
@@ -196,11 +200,23 @@ def test_deep_nesting_does_not_crash_a_real_process():
 # --------------------------------------------------------------------------------------------- row problems
 
 
-@pytest.mark.parametrize("name", ROWS)
+#: ``train-audit check NAME --format json`` of each row-level file, run in tests/data/bad/ (the output is the same
+#: bytes every time: tests/test_output.py), by name.
+_JSON_REPORTS: dict = {}
+
+
+def _json_report(name: str, cli_run):
+    """``train-audit check NAME --format json`` in the corpus folder, run once per file and process."""
+    if name not in _JSON_REPORTS:
+        _JSON_REPORTS[name] = cli_run("check", name, "--format", "json")
+    return _JSON_REPORTS[name]
+
+
+@pytest.mark.parametrize("name", ROW_PARAMS)
 def test_row_problems_keep_every_row_and_flag_the_bad_ones(name, cli_run, monkeypatch):
     e = FILES[name]
     monkeypatch.chdir(BAD)
-    res = cli_run("check", name, "--format", "json")
+    res = _json_report(name, cli_run)
     assert res.exit_code == e["exit"], res.output
     doc = res.json()
     claims = doc["claims"]
@@ -290,7 +306,7 @@ def _findings_everywhere(name: str, tmp_path: Path, cli_run) -> tuple[dict, str,
     """The JSON, Markdown, claims CSV and findings CSV of one corpus file."""
     findings_csv = tmp_path / f"{name}.findings.csv"
     claims_csv = tmp_path / f"{name}.claims.csv"
-    doc = cli_run("check", name, "--format", "json", "--fail-on", "never").json()
+    doc = _json_report(name, cli_run).json()  # the JSON report does not depend on --fail-on
     markdown = cli_run("check", name, "--format", "markdown", "--fail-on", "never").stdout
     assert cli_run("check", name, "--format", "csv", "-o", str(claims_csv), "--findings", str(findings_csv),
                    "--fail-on", "never").exit_code == 0
@@ -301,7 +317,7 @@ def _findings_everywhere(name: str, tmp_path: Path, cli_run) -> tuple[dict, str,
     return doc, markdown, claims_rows, finding_rows
 
 
-@pytest.mark.parametrize("name", ROWS)
+@pytest.mark.parametrize("name", ROW_PARAMS)
 def test_every_output_shows_every_finding(name, cli_run, monkeypatch, tmp_path):
     """Issue 10: a phase's invalid value was in the text output only. Every finding of a claim, its phases' included,
     is counted in the JSON summary, listed in --findings, named in the claims CSV and shown in Markdown."""

@@ -19,7 +19,8 @@ import pytest
 from audit.api import check, check_records, to_json
 from audit.report import html as report
 
-pytestmark = pytest.mark.browser
+# One worker launches Chromium and runs every test in it (pytest-xdist's loadgroup; pyproject.toml).
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

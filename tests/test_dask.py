@@ -6,10 +6,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-dd = pytest.importorskip("dask.dataframe")
-distributed = pytest.importorskip("distributed")
+from audit.api import audit_partition, check_frame, claims_frame, findings_frame, partition_meta
 
-from audit.api import audit_partition, check_frame, claims_frame, findings_frame, partition_meta  # noqa: E402
+#: One pytest-xdist worker runs these tests (pyproject.toml: loadgroup): one cluster, one import of Dask.
+pytestmark = pytest.mark.xdist_group("dask")
 
 # GPT-3 175B as its paper states it (Brown et al. 2020, Table D.1: 3.14e23 FLOP, 300B tokens; C = 6·N·D gives
 # 6 × 175e9 × 300e9 = 3.15e23), the same run with the compute 1000x too large, and runs without compute.
@@ -22,8 +22,16 @@ CLAIMS = pd.DataFrame({
 })
 
 
+@pytest.fixture(scope="module", autouse=True)
+def dask_modules():
+    """dask.dataframe and distributed, or every test here skipped without them: imported by the first test that
+    runs, not when the tests are collected (about a second that every process collecting the suite would pay)."""
+    return pytest.importorskip("dask.dataframe"), pytest.importorskip("distributed")
+
+
 @pytest.fixture(scope="module")
-def client():
+def client(dask_modules):
+    distributed = dask_modules[1]
     # Threads, not processes: a cluster of two workers that starts in well under a second.
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as c:
@@ -31,8 +39,8 @@ def client():
 
 
 @pytest.mark.parametrize("what", ["claims", "findings"])
-def test_map_partitions_equals_one_process(client, what):
-    ddf = dd.from_pandas(CLAIMS, npartitions=3)
+def test_map_partitions_equals_one_process(client, what, dask_modules):
+    ddf = dask_modules[0].from_pandas(CLAIMS, npartitions=3)
     got = ddf.map_partitions(audit_partition, what, meta=partition_meta(what)).compute()
     one = check_frame(CLAIMS)
     want = claims_frame(one) if what == "claims" else findings_frame(one)

@@ -447,6 +447,10 @@ def synthetic(n: int, seed: int = 4) -> list[dict]:
     return out
 
 
+#: The tests on the 10,000-claim page run on one pytest-xdist worker, which builds it once (pyproject.toml: loadgroup).
+BIG_GROUP = pytest.mark.xdist_group("html-10k")
+
+
 @pytest.fixture(scope="module")
 def big():
     """10,000 audited claims, rendered once (timed, counting the claims given per-claim work), and parsed."""
@@ -464,6 +468,7 @@ def big():
     return {"result": result, "page": page, "elapsed": elapsed, "calls": calls}
 
 
+@BIG_GROUP
 def test_ten_thousand_claims_render_quickly_with_the_worst_in_full(big):
     result, page = big["result"], big["page"]
     assert big["elapsed"] < 20, f"rendering 10,000 claims took {big['elapsed']:.1f} s"
@@ -485,6 +490,7 @@ def figure(page: str, chart_id: str) -> str:
     return page[start:page.index("</figure>", start) + len("</figure>")]
 
 
+@BIG_GROUP
 def test_large_batches_get_histograms_that_count_every_claim(big):
     result, page = big["result"], big["page"]
     assert 'class="point"' not in page  # no per-claim marks for 10,000 claims

@@ -7,10 +7,18 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("mlflow")
+from audit.api import check, to_json
+from audit.reading import LoadError
 
-from audit.api import check, to_json  # noqa: E402
-from audit.reading import LoadError  # noqa: E402
+#: One pytest-xdist worker runs these tests (pyproject.toml: loadgroup), so one imports mlflow.
+pytestmark = pytest.mark.xdist_group("mlflow")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def mlflow():
+    """mlflow, or every test here skipped without it: imported by the first test that runs, not when the tests are
+    collected (1-2 s that every process collecting the suite would pay)."""
+    return pytest.importorskip("mlflow")
 
 #: Touvron et al. 2023 (LLaMA), Sec. 2.4 and Table 15: LLaMA-65B, 65.2B parameters, 1.4T tokens, 2,048 A100 80GB,
 #: about 21 days, 1,022,362 GPU-hours.

@@ -19,7 +19,8 @@ import pytest
 
 from conftest import REPO
 
-pytestmark = pytest.mark.slow
+# One worker builds the wheel and runs every test on it (pytest-xdist's loadgroup; pyproject.toml).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("packaging")]
 
 #: What a wheel needs from the checkout (pyproject.toml's package-dir maps schemas/ and templates/ into audit).
 SOURCES = ("pyproject.toml", "README.md", "audit", "schemas", "templates")
