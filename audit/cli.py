@@ -506,7 +506,7 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
     done, a progress bar on a terminal's standard error, the verdict from the counts of the whole input."""
     from audit.findings import fail_levels
     from audit.reading import LoadError, ReadOptions, resolve_maps
-    from audit.stream import count_rows, default_batch_size, input_files, stream_check
+    from audit.stream import BatchAuditor, count_rows, default_batch_size, input_files, stream_check
 
     if not _streamable(fmt, output):
         raise AuditUsageError("batches (--batch-size, or a folder of Parquet files) are written as --format text, or "
@@ -520,8 +520,6 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
             if target and os.path.realpath(target).startswith(os.path.join(os.path.realpath(folder), "")):
                 raise AuditUsageError(f"{option} {target} is inside the input folder {folder}; a later run would "
                                       f"read it as input: write it elsewhere")
-    from audit.stream import BatchAuditor
-
     audit_one = BatchAuditor(config, _user_catalog(catalog_file), codes, words)
 
     try:
