@@ -160,17 +160,12 @@ class ArrowBatch:
         the id column alone (the column the whole file's headers map to ``id``)."""
         from audit.reading.colmap import MapChoice
         from audit.reading.common import mangle
-        from audit.reading.fields import canonical_columns, field_of
+        from audit.reading.fields import canonical_columns, header_field
         from audit.reading.parquetfile import raw_from_arrow
 
         headers = mangle([str(c) for c in self.table.column_names])
         cmap, _ = (self.maps or MapChoice()).for_headers(headers)
-
-        def field(header: str) -> str | None:
-            mapped = cmap.lookup(header) if cmap is not None else None
-            return mapped[0] if mapped is not None else field_of(header)[0]
-
-        keep = [i for i, h in enumerate(headers) if field(h) == "id"]
+        keep = [i for i, h in enumerate(headers) if header_field(h, cmap) == "id"]
         n = self.table.num_rows
         if not keep:
             return np.full(n, None, dtype=object), np.zeros(n, dtype=bool)
@@ -301,7 +296,7 @@ def with_seen_ids(batches: Iterator[Claims]) -> Iterator[Claims]:
     which :func:`audit.pipeline.audit_claims` reads for ``V002``): the one thing a batch needs from the others."""
     seen = _SeenIds()
     for claims in batches:
-        yield _marked(claims, seen.mark(claims.info["id"], claims.info["id_given"].to_numpy(dtype=bool)))
+        yield seen.mark_claims(claims)
 
 
 def _marked(claims: Claims, id_seen: np.ndarray) -> Claims:
@@ -315,6 +310,10 @@ class _SeenIds:
 
     def __init__(self) -> None:
         self.seen = np.array([], dtype=np.uint64)
+
+    def mark_claims(self, claims: Claims) -> Claims:
+        """The claims with ``id_seen`` (:meth:`mark` of their ids)."""
+        return _marked(claims, self.mark(claims.info["id"], claims.info["id_given"].to_numpy(dtype=bool)))
 
     def mark(self, ids: Any, given: np.ndarray) -> np.ndarray:
         """Which claims of the next batch give an id that an earlier batch gave; then remember the batch's ids."""
@@ -597,7 +596,7 @@ def _batches_to_audit(paths: Sequence[str], batch_size: int, options: ReadOption
             yield piece, seen.mark(*piece.ids())
         else:
             claims = normalize(piece)
-            yield _marked(claims, seen.mark(claims.info["id"], claims.info["id_given"].to_numpy(dtype=bool))), None
+            yield seen.mark_claims(claims), None
 
 
 def _pieces(batches: Iterator[tuple[Claims | ArrowBatch, np.ndarray | None]],

@@ -26,7 +26,8 @@ from audit.reading.colmap import ColumnMap
 from audit.reading.common import mangle, printable, printable_value
 from audit.reading.errors import LoadError
 
-__all__ = ["DISPLAY_ONLY", "NOTE_FIELDS", "STRUCTURE_FIELDS", "canonical_columns", "did_you_mean", "field_of"]
+__all__ = ["DISPLAY_ONLY", "NOTE_FIELDS", "STRUCTURE_FIELDS", "canonical_columns", "did_you_mean", "field_of",
+           "header_field"]
 
 #: Fields a claim may hold that are not values: read as they are (``phases``: a multi-phase run).
 STRUCTURE_FIELDS: tuple[str, ...] = ("phases",)
@@ -129,6 +130,13 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def header_field(header: str, columns: ColumnMap | None = None) -> str | None:
+    """The field a header gives: the column map's when it names the header, else the built-in aliases' (None: an
+    extra field)."""
+    mapped = columns.lookup(header) if columns is not None else None
+    return mapped[0] if mapped is not None else field_of(header)[0]
+
+
 def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool = False,
                       require_known: bool = False, columns: ColumnMap | None = None) -> RawTable:
     """Name each known column by its canonical field; keep every other column under its own header.
@@ -156,9 +164,8 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
     for i, header in enumerate(headers):
         mapped = columns.lookup(header) if columns is not None else None
         if mapped is not None:
-            canon, header_units[header] = mapped
-        else:
-            canon = field_of(header)[0]
+            header_units[header] = mapped[1]
+        canon = header_field(header, columns)
         if canon is None:
             extra.append(i)
         else:
