@@ -27,7 +27,7 @@ from audit.catalog import Catalog, load_catalog, mix_memory_gb, mix_peak
 from audit.claims import Claims
 from audit.columns import distinct_codes, distinct_pairs, map_unique
 from audit.config import Config
-from audit.findings import FINDING_COLUMNS, SEVERITIES, concat_findings, findings_frame, object_array, table_of
+from audit.findings import SEVERITIES, FindingsPart, findings_part, findings_table, object_array
 from audit.quantities import ADAPTER_METHODS, BY_NAME, GATED_MLP, INPUT_QUANTITIES, RECOMPUTE_ALIASES
 from audit.rules import FULL_RECOMPUTE, RULES, RelationRule, relation_rules, rules_of_stage, severity_of_ratio
 from audit.significance import log_half_widths
@@ -260,7 +260,7 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
         state.set_derived("throughput_tokens_per_s", np.where(rows, rate * state.col("chips"), np.nan),
                           "throughput per chip × chips", precision=precision["throughput_tokens_per_s"].to_numpy())
 
-    frames: list[pd.DataFrame] = [_run(rule, state) for rule in rules_of_stage("prefill")]
+    parts: list[FindingsPart | None] = [_run(rule, state) for rule in rules_of_stage("prefill")]
     for name, given in state.prefill.items():
         values = np.asarray(given.values, dtype=float)
         state.set_derived(name, np.where(np.isfinite(values) & (values > 0), values, np.nan), given.note)
@@ -317,14 +317,14 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
         claims=claims, config=config, catalog=catalog, q=q1, source=s1, how=h1, precision=p1, hardware=hw,
         architecture=arch, rows=rows, readings=state.readings))
     # Rules that reread stated figures before any relation runs (and say so).
-    frames.extend(_run(rule, state) for rule in rules_of_stage("prepare"))
+    parts.extend(_run(rule, state) for rule in rules_of_stage("prepare"))
     undo: list[_Undo] | None = [] if outliers else None  # kept for the outlier search alone
     state.preused = used
     state.relation_findings = apply_relations(state, used, undo)
-    frames.extend(state.relation_findings)
+    parts.extend(state.relation_findings)
     if undo is not None:
         state.initial_rows = lambda rows: _before_relations(state, undo, rows)
-        frames.extend(_run(rule, state) for rule in rules_of_stage("outlier"))
+        parts.extend(_run(rule, state) for rule in rules_of_stage("outlier"))
         state.initial_rows = None  # later stages write into the frames: the undo log no longer describes them
 
     # Derived-only quantities.
@@ -335,53 +335,32 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
         state.set_derived("min_chips_memory", np.ceil(state.col("training_state_bytes") / state.col("memory_per_chip")),
                           "M001")
 
-    frames.extend(_run(rule, state) for rule in rules_of_stage("check"))
+    parts.extend(_run(rule, state) for rule in rules_of_stage("check"))
     # The closures refer to the state that holds them: without this cycle the work frames are freed as soon as the
     # audit returns, not at the garbage collector's next full pass (a stream of batches grew by a batch's work
     # frames each time until then: 850 MiB → 2.1 GiB over seven batches of 100,000 claims).
     state.resolve = state.disagree = None
-    findings = concat_findings(frames)
-    severity = pd.Categorical(findings["severity"], categories=list(SEVERITIES), ordered=True)
-    # Within a claim: the rules that lead (the outlier) first, then the worst findings first, then by rule (a
-    # stable sort on the keys row ↑, leads ↓, severity ↓ (a missing one last), rule ↑, as sort_values makes it),
-    # on one integer key holding the four.
-    rule_code, rule_names = _distinct_rules(findings["rule"])
-    rank = np.empty(len(rule_names), dtype=np.int64)  # each distinct rule's place in sorted order
-    rank[np.argsort(np.asarray(rule_names, dtype=object), kind="stable")] = np.arange(len(rule_names))
-    leading = [code for code, rule in RULES.items() if rule.leads]
-    follows = ~np.isin(np.asarray(rule_names, dtype=object), leading)  # each distinct rule: not a leading one
-    codes = np.asarray(severity.codes, dtype=np.int64)
-    worst_first = np.where(codes < 0, len(SEVERITIES), len(SEVERITIES) - 1 - codes)  # error first, missing last
-    rows = findings["row"].to_numpy(dtype=np.int64)
-    key = ((rows * 2 + follows[rule_code]) * (len(SEVERITIES) + 1) + worst_first) * max(len(rule_names), 1) \
-        + rank[rule_code]
-    order = np.argsort(key, kind="stable")
-    # The frame taken column by column (each its own block, as concat_findings made them).
-    columns = {c: findings[c].to_numpy()[order] for c in FINDING_COLUMNS if c not in ("severity", "rule")}
-    columns["severity"] = pd.Categorical.from_codes(cast(Any, codes[order]), dtype=severity.dtype)
-    # Rule codes as a categorical of every registered code (sorted), stored as small integers, not strings.
-    dtype = rule_dtype(rule_names)
-    positions = np.asarray(dtype.categories.get_indexer(pd.Index(np.asarray(rule_names, dtype=object))),
-                           dtype=np.int64)
-    columns["rule"] = pd.Categorical.from_codes(cast(Any, positions[rule_code[order]]), dtype=dtype)
-    findings = table_of({c: columns[c] for c in FINDING_COLUMNS})
+    findings = findings_table([p for p in parts if p is not None], order=_finding_order,
+                              rule_categories=rule_dtype([p.rule for p in parts if p is not None]).categories)
     return Evaluation(claims=claims, config=config, q=q, source=source, how=how, hardware=hw, architecture=arch,
                       findings=findings)
 
 
-def _distinct_rules(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """``pd.factorize`` of a findings table's rule column, but for the order of the distinct rules: each finding's
-    position among them and the distinct rules (an object array). A categorical column is read from its codes,
-    not from a string per finding."""
-    if not isinstance(column.dtype, pd.CategoricalDtype):
-        codes, names = pd.factorize(column.to_numpy(dtype=object))
-        return codes, np.asarray(names, dtype=object)
-    categories = np.asarray(column.cat.categories, dtype=object)
-    codes = np.asarray(column.cat.codes, dtype=np.int64)
-    present = np.flatnonzero(np.bincount(codes[codes >= 0], minlength=len(categories)))
-    local = np.full(len(categories) + 1, -1, dtype=np.int64)  # a missing rule (-1) stays -1
-    local[present] = np.arange(len(present))
-    return local[codes], categories[present]
+def _finding_order(rows: np.ndarray, rule_code: np.ndarray, rule_names: list[str],
+                   severity: np.ndarray) -> np.ndarray:
+    """The order of the findings: by claim, and within a claim the rules that lead (the outlier) first, then the
+    worst findings first, then by rule code. A stable sort on the keys row ↑, leads ↓, severity ↓ (a missing one
+    last), rule ↑, as ``sort_values`` would make it, on one integer key holding the four. ``rule_code`` indexes
+    ``rule_names``; ``severity`` holds positions in :data:`SEVERITIES` (-1: missing)."""
+    names = np.asarray(rule_names, dtype=object)
+    rank = np.empty(len(names), dtype=np.int64)  # each distinct rule's place in sorted order
+    rank[np.argsort(names, kind="stable")] = np.arange(len(names))
+    follows = ~np.isin(names, [code for code, rule in RULES.items() if rule.leads])  # not a leading rule
+    codes = severity.astype(np.int64)
+    worst_first = np.where(codes < 0, len(SEVERITIES), len(SEVERITIES) - 1 - codes)  # error first, missing last
+    key = ((rows * 2 + follows[rule_code]) * (len(SEVERITIES) + 1) + worst_first) * max(len(names), 1) \
+        + rank[rule_code]
+    return np.argsort(key, kind="stable")
 
 
 def rule_dtype(extra: Any = ()) -> "pd.CategoricalDtype":
@@ -409,10 +388,10 @@ def training_state(state: WorkState) -> np.ndarray:
                     config.bytes_per_param * params)
 
 
-def _run(rule: type, state: WorkState) -> pd.DataFrame | None:
+def _run(rule: type, state: WorkState) -> FindingsPart | None:
     """A rule's findings, or None when it has none."""
-    frame = rule.evaluate(state)
-    return frame if frame is not None and len(frame) else None
+    part = rule.evaluate(state)
+    return part if part is not None and len(part) else None
 
 
 #: One prime per work column. The shadow copy of a claim multiplies each known value by its column's prime;
@@ -513,17 +492,17 @@ class _Claimed:
 
 
 def apply_relations(state: WorkState, preused: Mapping[str, np.ndarray] | None = None,
-                    undo: list[_Undo] | None = None) -> list[pd.DataFrame]:
+                    undo: list[_Undo] | None = None) -> list[FindingsPart]:
     """Derive and check with every relation until no more can be derived (a fixed point): the findings of the
-    checks, one frame per relation and pass (see :func:`_relations`). ``undo``, when given, receives what every
+    checks, one part per relation and pass (see :func:`_relations`). ``undo``, when given, receives what every
     cell the relations wrote held before (:func:`_before_relations`)."""
-    frames: list[pd.DataFrame] = []
+    parts: list[FindingsPart] = []
 
     def collect(rule: type[RelationRule], rows: np.ndarray, check: _Check) -> None:
-        frames.append(check.findings(rule, rows))
+        parts.append(check.findings(rule, rows))
 
     _relations(state, preused, collect, undo)
-    return frames
+    return parts
 
 
 @dataclass(frozen=True)
@@ -786,11 +765,11 @@ class _Check:
     upper: np.ndarray | None
     lower: np.ndarray | None
 
-    def findings(self, rule: type[RelationRule], rows: np.ndarray) -> pd.DataFrame:
+    def findings(self, rule: type[RelationRule], rows: np.ndarray) -> FindingsPart:
         """One finding per row: the subject quantity (the first the claim states), its value and the expected
         one."""
         severity, subject_names, claimed, expected, detail = self.verdicts(rule, rows)
-        return findings_frame(rows, rule.code, severity, subject_names, claimed, expected,
+        return findings_part(rows, rule.code, severity, subject_names, claimed, expected,
                               detail=detail)
 
     def verdicts(self, rule: type[RelationRule], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from audit.lazy import pandas as pd  # imported on first use: quick start-up
@@ -42,34 +42,142 @@ FINDING_COLUMNS: tuple[str, ...] = ("row", "rule", "severity", "quantity", "clai
                                     "candidates", "implied")
 
 
-def findings_frame(rows: np.ndarray, rule: str, severity: np.ndarray | str, quantity: np.ndarray | str,
-                   claimed: np.ndarray | float = np.nan, expected: np.ndarray | float = np.nan,
-                   detail: np.ndarray | str | None = None, candidates: Sequence[Any] | None = None,
-                   implied: Sequence[Any] | None = None) -> pd.DataFrame:
-    """Findings of one rule on ``rows``: scalars are broadcast, ``ratio`` is claimed / expected."""
+@dataclass(frozen=True, eq=False)
+class FindingsPart:
+    """Findings of one rule on some rows, as arrays: what a rule returns. The engine makes one findings table of
+    all the parts once (:func:`findings_table`), not a frame per rule (a frame costs more than its findings on a
+    small audit, and concatenating frames inspects every object cell on a large one)."""
+
+    row: np.ndarray
+    rule: str
+    #: Positions in :data:`SEVERITIES` (int8); -1 for a value that is not a severity.
+    severity: np.ndarray
+    quantity: np.ndarray
+    claimed: np.ndarray
+    expected: np.ndarray
+    detail: np.ndarray
+    #: The outlier rule's suspects and the value the other figures imply for each (tuples); None: none.
+    candidates: np.ndarray | None = None
+    implied: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.row)
+
+    def worse_than_ok(self) -> np.ndarray:
+        """Which findings are not ``ok`` (a value that is not a severity counts as worse)."""
+        return self.severity != SEVERITY_RANK["ok"]
+
+
+def findings_part(rows: np.ndarray, rule: str, severity: np.ndarray | str, quantity: np.ndarray | str,
+                  claimed: np.ndarray | float = np.nan, expected: np.ndarray | float = np.nan,
+                  detail: np.ndarray | str | None = None, candidates: Sequence[Any] | None = None,
+                  implied: Sequence[Any] | None = None) -> FindingsPart:
+    """Findings of one rule on ``rows``: scalars are broadcast (``ratio``, claimed / expected, is computed once
+    for the whole table)."""
     n = len(rows)
 
     def column(value: Any, dtype: Any) -> np.ndarray:
         return np.broadcast_to(np.asarray(value, dtype=dtype), (n,)).copy()
 
-    claimed_a = column(claimed, float)
-    expected_a = column(expected, float)
+    return FindingsPart(
+        row=np.asarray(rows).astype(np.int64),
+        rule=rule,
+        severity=severity_codes(severity, n),
+        quantity=column(quantity, object),
+        claimed=column(claimed, float),
+        expected=column(expected, float),
+        detail=column(detail, object),
+        candidates=None if candidates is None else object_array(candidates),
+        implied=None if implied is None else object_array(implied),
+    )
+
+
+def severity_codes(severity: np.ndarray | str, n: int) -> np.ndarray:
+    """``n`` severities (one for all, or one per row) as positions in :data:`SEVERITIES` (int8; -1 for a value
+    that is not a severity: the table shows it as missing)."""
+    values = np.asarray(severity)
+    if values.ndim == 0:
+        return np.full(n, SEVERITY_RANK.get(str(values), -1), dtype=np.int8)
+    codes = np.full(n, -1, dtype=np.int8)
+    for k, name in enumerate(SEVERITIES):
+        codes[values == name] = k
+    return codes
+
+
+def concat_parts(parts: Sequence[FindingsPart | None]) -> FindingsPart | None:
+    """One rule's parts one after the other (None when none has a finding)."""
+    kept = [p for p in parts if p is not None and len(p)]
+    if not kept:
+        return None
+    if len(kept) == 1:
+        return kept[0]
+
+    def joined(name: str) -> np.ndarray | None:
+        values = [getattr(p, name) for p in kept]
+        if all(v is None for v in values):
+            return None
+        return np.concatenate([np.full(len(p), None, dtype=object) if v is None else v
+                               for p, v in zip(kept, values)])
+
+    return FindingsPart(row=np.concatenate([p.row for p in kept]), rule=kept[0].rule,
+                        severity=np.concatenate([p.severity for p in kept]),
+                        quantity=np.concatenate([p.quantity for p in kept]),
+                        claimed=np.concatenate([p.claimed for p in kept]),
+                        expected=np.concatenate([p.expected for p in kept]),
+                        detail=np.concatenate([p.detail for p in kept]),
+                        candidates=joined("candidates"), implied=joined("implied"))
+
+
+def findings_table(parts: Sequence[FindingsPart],
+                   order: Callable[[np.ndarray, np.ndarray, list[str], np.ndarray], np.ndarray] | None = None,
+                   rule_categories: Sequence[str] | None = None) -> "pd.DataFrame":
+    """The findings table (:data:`FINDING_COLUMNS`) of ``parts``, made once.
+
+    ``order(rows, rule_codes, rule_names, severity_codes)`` gives the order of the findings (positions;
+    ``rule_codes`` index ``rule_names``, the distinct rules as they appear); ``rule_categories`` are the rule column's categories (sorted, every rule
+    in the parts among them), by default the distinct rules in order of appearance. Severity is a categorical of
+    :func:`severity_dtype`; ``ratio`` is claimed / expected."""
+    parts = [p for p in parts if p is not None and len(p)]
+    names = list(dict.fromkeys(p.rule for p in parts))
+    rule_at = {name: k for k, name in enumerate(names)}
+    n = sum(len(p) for p in parts)
+    rows = np.concatenate([p.row for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+    rule_code = (np.concatenate([np.full(len(p), rule_at[p.rule], dtype=np.int64) for p in parts]) if parts
+                 else np.zeros(0, dtype=np.int64))
+    severity = np.concatenate([p.severity for p in parts]) if parts else np.zeros(0, dtype=np.int8)
+    take = None if order is None else order(rows, rule_code, names, severity)
+
+    def arranged(values: np.ndarray) -> np.ndarray:
+        return values if take is None else values[take]
+
+    def joined(name: str, dtype: Any) -> np.ndarray:
+        if not parts:
+            return np.zeros(0, dtype=dtype)
+        return arranged(np.concatenate([getattr(p, name) for p in parts]))
+
+    def sparse(name: str) -> np.ndarray:
+        # Most parts have none: a column of None, with only the parts that have some taken in order.
+        if all(getattr(p, name) is None for p in parts):
+            return np.full(n, None, dtype=object)
+        return arranged(np.concatenate([np.full(len(p), None, dtype=object) if getattr(p, name) is None
+                                        else getattr(p, name) for p in parts]))
+
+    categories = list(names) if rule_categories is None else list(rule_categories)
+    positions = np.array([categories.index(name) for name in names] + [-1], dtype=np.int64)
+    claimed, expected = joined("claimed", float), joined("expected", float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = claimed_a / expected_a
-    # Every column is a new array: the frame takes them as they are (copy=False), one block each, never stacked
-    # into blocks of a kind (a copy of every cell, which costs more than making the frame on a large batch). The
-    # rule and the severity are categoricals (small integers), as the engine's findings table holds them.
+        ratio = claimed / expected
     return table_of({
-        "row": np.asarray(rows).astype(int),
-        "rule": pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=[rule]),
-        "severity": _severities(severity, n),
-        "quantity": column(quantity, object),
-        "claimed": claimed_a,
-        "expected": expected_a,
+        "row": arranged(rows),
+        "rule": pd.Categorical.from_codes(positions[arranged(rule_code)], dtype=pd.CategoricalDtype(categories)),
+        "severity": pd.Categorical.from_codes(arranged(severity), dtype=severity_dtype()),
+        "quantity": joined("quantity", object),
+        "claimed": claimed,
+        "expected": expected,
         "ratio": ratio,
-        "detail": column(detail, object),
-        "candidates": np.full(n, None, dtype=object) if candidates is None else object_array(candidates),
-        "implied": np.full(n, None, dtype=object) if implied is None else object_array(implied),
+        "detail": joined("detail", object),
+        "candidates": sparse("candidates"),
+        "implied": sparse("implied"),
     })
 
 
@@ -87,69 +195,12 @@ def severity_dtype() -> "pd.CategoricalDtype":
     return pd.CategoricalDtype(list(SEVERITIES), ordered=True)
 
 
-def _severities(severity: np.ndarray | str, n: int) -> Any:
-    """A column of ``n`` severities (one for all, or one per row) as a categorical of :func:`severity_dtype`;
-    as objects when some value is not a severity (the table then says so as it is)."""
-    values = np.asarray(severity)
-    values = np.broadcast_to(values if values.dtype.kind == "U" else values.astype(object), (n,))
-    codes = np.full(n, -1, dtype=np.int8)
-    for k, name in enumerate(SEVERITIES):
-        codes[values == name] = k
-    if (codes < 0).any():
-        return values.astype(object)
-    return pd.Categorical.from_codes(codes, dtype=severity_dtype())
-
-
 def object_array(values: Sequence[Any]) -> np.ndarray:
     """A 1-D object array of ``values``."""
     out = np.empty(len(values), dtype=object)
     for i, v in enumerate(values):  # tuples must stay whole cells, not become a 2-D array
         out[i] = v
     return out
-
-
-def concat_findings(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """Findings tables one after the other, column by column (``pd.concat`` inspects every object cell of
-    columns that are mostly None, which costs seconds on a large batch)."""
-    frames = [f for f in frames if f is not None and len(f)]
-    if not frames:
-        return empty_findings()
-    columns: dict[str, Any] = {}
-    for c in FINDING_COLUMNS:
-        parts = [f[c] for f in frames]
-        if all(isinstance(p.dtype, pd.CategoricalDtype) for p in parts):
-            columns[c] = _concat_categoricals(parts)
-        else:
-            columns[c] = np.concatenate([p.to_numpy(dtype=object) if isinstance(p.dtype, pd.CategoricalDtype)
-                                         else p.to_numpy() for p in parts])
-    return table_of(columns)
-
-
-def _concat_categoricals(parts: Sequence["pd.Series"]) -> "pd.Categorical":
-    """Categorical columns one after the other, by their codes: the categories of all of them, in order of
-    first appearance (ordered when the first part's are; :func:`severity_dtype` when every part has it)."""
-    first = parts[0].dtype
-    if all(p.dtype == first for p in parts):
-        dtype = first
-    else:
-        seen: dict[Any, None] = {}
-        for p in parts:
-            seen.update(dict.fromkeys(p.cat.categories.tolist()))
-        dtype = pd.CategoricalDtype(list(seen), ordered=bool(first.ordered))
-    categories = pd.Index(dtype.categories)
-    codes = []
-    for p in parts:
-        own = np.asarray(p.cat.codes, dtype=np.int64)
-        where = np.append(categories.get_indexer(p.cat.categories), -1)  # a missing cell (-1) stays missing
-        codes.append(where[own])
-    return pd.Categorical.from_codes(np.concatenate(codes), dtype=dtype)
-
-
-def empty_findings() -> pd.DataFrame:
-    """A findings table with no rows."""
-    frame = findings_frame(np.array([], dtype=int), "", "ok", "")
-    frame["severity"] = pd.Categorical(frame["severity"], categories=list(SEVERITIES), ordered=True)
-    return frame
 
 
 def status_of(findings: pd.DataFrame, n: int, notes: np.ndarray | None = None,

@@ -28,7 +28,7 @@ from audit.lazy import pandas as pd  # imported on first use: quick start-up
 from audit import formatting as fmt
 from audit.columns import map_unique
 from audit.config import Config
-from audit.findings import SEVERITIES, concat_findings, findings_frame
+from audit.findings import SEVERITIES, FindingsPart, concat_parts, findings_part
 from audit.notes import TOKENS_SEEN_HOW, compute_sum, dataset_units
 from audit.quantities import label
 from audit.flops import ARCHITECTURE_CONVENTIONS
@@ -270,8 +270,9 @@ class Rule:
         return None
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
-        """The rule's findings for every claim it applies to (None or an empty frame: none)."""
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
+        """The rule's findings for every claim it applies to, made with :func:`audit.findings.findings_part`
+        (None or an empty part: none)."""
         return None
 
     @classmethod
@@ -1161,7 +1162,7 @@ class HardwareComputeReading(Rule):
     stage = "prepare"
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         c, chw = "compute_flops", "hardware_compute_flops"
         claimed = state.source[c].to_numpy(dtype=object) == "claimed"
         free = claimed & np.isnan(state.col(chw))
@@ -1191,7 +1192,7 @@ class HardwareComputeReading(Rule):
         state.restate(rows, c, chw)
         state.set_derived("recompute_factor", np.where(move & np.isnan(r_known), FULL_RECOMPUTE, np.nan), cls.code)
         reason = np.where(hfu, "hfu", np.where(hw_rate, "rate", "recompute"))
-        return findings_frame(rows, cls.code, "info", c, state.col(chw)[rows], (6.0 * state.col("n_eff") * tokens)[rows],
+        return findings_part(rows, cls.code, "info", c, state.col(chw)[rows], (6.0 * state.col("n_eff") * tokens)[rows],
                               detail=reason[rows].astype(object))
 
     @classmethod
@@ -1264,7 +1265,7 @@ class HardwareFlopsReading(Rule):
     stage = "prepare"
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         ach, hw = "achieved_flops_per_chip", "achieved_hardware_flops_per_chip"
         src = state.source[ach].to_numpy(dtype=object) == "claimed"
         free = src & np.isnan(state.col(hw))
@@ -1298,7 +1299,7 @@ class HardwareFlopsReading(Rule):
         state.restate(rows, ach, hw)
         state.set_derived("recompute_factor", np.where(fits & np.isnan(r), FULL_RECOMPUTE, np.nan), cls.code)
         reason = np.where(hfu, "hfu", np.where(r > 1, "recompute", "fits"))
-        return findings_frame(rows, cls.code, "info", ach, state.col(hw)[rows], implied[rows],
+        return findings_part(rows, cls.code, "info", ach, state.col(hw)[rows], implied[rows],
                               detail=reason[rows].astype(object))
 
     @classmethod
@@ -1408,7 +1409,7 @@ class FinetuneScope(Rule):
     stage = "prepare"
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         rows = np.flatnonzero(state.finetune() & ~np.isnan(state.col("compute_flops")))
         total, part = state.col("compute_flops")[rows], state.col("finetune_compute_flops")[rows]
         lam = state.slack("compute_flops", "finetune_compute_flops")[rows]
@@ -1417,7 +1418,7 @@ class FinetuneScope(Rule):
             excess = np.log(part / total)  # > 0: the fine-tune alone is larger than the total
         sev = np.where(excess > np.maximum(math.log(warn), lam) + _SLACK, "error",
                        np.where(excess > np.maximum(math.log(ok), lam) + _SLACK, "warning", "info"))
-        return findings_frame(rows, cls.code, sev, "compute_flops", total, part)
+        return findings_part(rows, cls.code, sev, "compute_flops", total, part)
 
     @classmethod
     def tolerance_text(cls, config: Config) -> str | None:
@@ -1466,7 +1467,7 @@ class PhasesSum(Rule):
         return _ratio_tolerance_text(cls, config)
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         frames = []
         ok_tol, warn_tol = state.config.tolerance(cls.code)
         for name, given in state.prefill.items():
@@ -1478,8 +1479,8 @@ class PhasesSum(Rule):
             if len(rows):
                 claimed = state.col(name)[rows]
                 sev = severity_of_ratio(claimed / values[rows], ok_tol, warn_tol, state.slack(name)[rows])
-                frames.append(findings_frame(rows, cls.code, sev, name, claimed, values[rows]))
-        return concat_findings(frames)
+                frames.append(findings_part(rows, cls.code, sev, name, claimed, values[rows]))
+        return concat_parts(frames)
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -1530,14 +1531,12 @@ class Outlier(Rule):
     batch_rows: ClassVar[int] = 1 << 16
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         """Each candidate figure is cleared on the affected rows that state it and the relations solved again,
         vectorized over the rows: the variants of several candidates are stacked and re-solved together."""
         if not state.relation_findings or state.initial_rows is None or state.disagree is None:
             return None
-        bad_rows = np.unique(np.concatenate([
-            f["row"].to_numpy(dtype=int)[(f["severity"] != "ok").to_numpy(dtype=bool)]
-            for f in state.relation_findings]))
+        bad_rows = np.unique(np.concatenate([f.row[f.worse_than_ok()] for f in state.relation_findings]))
         if len(bad_rows) == 0:
             return None
         columns = [str(c) for c in state.q.columns]
@@ -1621,7 +1620,7 @@ class Outlier(Rule):
         claimed = np.where(single, stated_m[local, first], np.nan)
         expected = np.where(single, implied_m[local, first], np.nan)
         others = np.maximum(stated_claimed[local] - 1, 0)
-        return findings_frame(bad_rows[local], cls.code, "info", subject, claimed, expected,
+        return findings_part(bad_rows[local], cls.code, "info", subject, claimed, expected,
                               detail=others.astype(object), candidates=cands, implied=values)
 
     @staticmethod
@@ -1669,22 +1668,20 @@ class Outlier(Rule):
                 read |= {"params", "active_params"}
             touched[rule.code] = read | masks_read | set(rule.subjects) | set(rule.goodput_unless_stated) | \
                 ({"compute_flops"} if rule.weighs_compute_reading else set())
-        for frame in state.relation_findings:
-            codes = frame["rule"].to_numpy(dtype=object)
-            worse = (frame["severity"].to_numpy(dtype=object) != "ok")
-            for code in set(codes[worse].tolist()):
-                rule = next((r for r in relation_rules() if r.code == code), None)
-                if rule is None:
-                    continue
-                free = [k for k, name in enumerate(names) if name not in touched[code]]
-                if not free:
-                    continue
-                rows = frame["row"].to_numpy(dtype=np.int64)[worse & (codes == code)]
-                local = np.searchsorted(bad_rows, rows)
-                local = local[(local < n) & (bad_rows[np.minimum(local, n - 1)] == rows)]
-                known = ~np.isnan(q0[local][:, [at[c] for c in rule.relation.quantities]]).any(axis=1)
-                hit = local[known & eligible[local]]
-                out[np.ix_(hit, free)] = True
+        for part in state.relation_findings:
+            worse = part.worse_than_ok()
+            rule = next((r for r in relation_rules() if r.code == part.rule), None)
+            if rule is None or not worse.any():
+                continue
+            free = [k for k, name in enumerate(names) if name not in touched[part.rule]]
+            if not free:
+                continue
+            rows = part.row[worse]
+            local = np.searchsorted(bad_rows, rows)
+            local = local[(local < n) & (bad_rows[np.minimum(local, n - 1)] == rows)]
+            known = ~np.isnan(q0[local][:, [at[c] for c in rule.relation.quantities]]).any(axis=1)
+            hit = local[known & eligible[local]]
+            out[np.ix_(hit, free)] = True
         return out
 
     @staticmethod
@@ -1809,7 +1806,7 @@ class TpuSliceCores(Rule):
     severity = "warning"
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         hw = state.hardware
         cores = hw["slice_cores"].to_numpy(dtype=float)
         per = hw["cores_per_chip"].to_numpy(dtype=float)
@@ -1818,7 +1815,7 @@ class TpuSliceCores(Rule):
                                                                    == "claimed"))
         expected = cores[rows] / per[rows]
         sev = np.where(np.abs(chips[rows] - expected) < 0.5, "ok", "warning")
-        return findings_frame(rows, cls.code, sev, "chips", chips[rows], expected)
+        return findings_part(rows, cls.code, sev, "chips", chips[rows], expected)
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -1855,7 +1852,7 @@ class _Utilization(Rule):
         return np.full(len(rows), np.nan), np.zeros(len(rows))
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         low, high = state.config.band
         values = state.col(cls.quantity)
         rows = np.flatnonzero(~np.isnan(values))
@@ -1878,7 +1875,7 @@ class _Utilization(Rule):
         sev = np.where(above_one | far_below, "error",
                        np.where(above_ceiling | below | below_floor, "warning", np.where(outside, "info", "ok")))
         detail = np.where(below, "below-mfu", state.source[cls.quantity].to_numpy(dtype=object)[rows])
-        return findings_frame(rows, cls.code, sev, cls.quantity, v, np.where(below, floor, np.nan), detail=detail)
+        return findings_part(rows, cls.code, sev, cls.quantity, v, np.where(below, floor, np.nan), detail=detail)
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -1971,7 +1968,7 @@ class AchievedBelowPeak(Rule):
     show_formula = True
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         peak = state.col("peak_flops_per_chip")
         frames = []
         stated = np.zeros(len(peak), dtype=bool)
@@ -1982,7 +1979,7 @@ class AchievedBelowPeak(Rule):
             ach = state.col(name)[rows]
             lam = state.slack(name, "peak_flops_per_chip")[rows] + _SLACK
             sev = np.where(np.log(ach / peak[rows]) > lam, "error", "ok")
-            frames.append(findings_frame(rows, cls.code, sev, name, ach, peak[rows], detail="claimed"))
+            frames.append(findings_part(rows, cls.code, sev, name, ach, peak[rows], detail="claimed"))
         # The rate the compute and the chip-hours imply, when the MFU is stated (a derived MFU is checked
         # against 100 % by U001): impossible is impossible, whoever states the MFU.
         # A fine-tune's hardware and hours describe the fine-tune: its own compute, not the total (C017). A
@@ -1999,9 +1996,9 @@ class AchievedBelowPeak(Rule):
             lam = state.slack("compute_flops", "finetune_compute_flops", "chip_hours",
                               "peak_flops_per_chip")[implied_rows] + _SLACK
             sev = np.where(np.log(rate / peak[implied_rows]) > lam, "error", "ok")
-        frames.append(findings_frame(implied_rows, cls.code, sev, "achieved_flops_per_chip", rate,
+        frames.append(findings_part(implied_rows, cls.code, sev, "achieved_flops_per_chip", rate,
                                      peak[implied_rows], detail="implied"))
-        return concat_findings(frames)
+        return concat_parts(frames)
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -2060,7 +2057,7 @@ class MemoryFit(Rule):
                 f"{config.reasons.get('bytes_per_param', '')}").strip()
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         need, chips = state.col("min_chips_memory"), state.col("chips")
         rows = np.flatnonzero(~np.isnan(need) & ~np.isnan(chips))
         # The rule's own inequality (chips x memory >= training state), not the rounded-up count: a derived
@@ -2075,7 +2072,7 @@ class MemoryFit(Rule):
             fits = np.log(state_bytes / capacity) <= lam
             weights_fit = np.log(weights / capacity) <= lam
         sev = np.where(fits, "ok", np.where(weights_fit, "info", "warning"))
-        return findings_frame(rows, cls.code, sev, "chips", chips[rows], need[rows])
+        return findings_part(rows, cls.code, sev, "chips", chips[rows], need[rows])
 
     @classmethod
     def derivation_text(cls, result: "AuditResult", row: int, name: str) -> str | None:
@@ -2154,7 +2151,7 @@ class UnknownAccelerator(Rule):
     severity = "warning"
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         hw = state.hardware
         text = hw["hardware_text"]
         unknown = text.notna() & hw["accelerator"].isna() & hw["mix"].isna() & (text.astype(str).str.strip() != "")
@@ -2168,7 +2165,7 @@ class UnknownAccelerator(Rule):
             return "; ".join(catalog.close_matches(whole)) if whole else ""
 
         keys = pd.Series(list(zip(text.iloc[rows], hw["unknown_parts"].iloc[rows])), dtype=object)
-        return findings_frame(rows, cls.code, "warning", "hardware", detail=map_unique(keys, close).to_numpy(dtype=object))
+        return findings_part(rows, cls.code, "warning", "hardware", detail=map_unique(keys, close).to_numpy(dtype=object))
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -2213,7 +2210,7 @@ class FP32AsTF32(Rule):
     stage = "prepare"
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         hw = state.hardware
         fp32 = (hw["precision"] == "fp32").to_numpy(dtype=bool) & hw["accelerator"].notna().to_numpy(dtype=bool)
         if not fp32.any() or state.resolve is None:
@@ -2244,7 +2241,7 @@ class FP32AsTF32(Rule):
         # Read as TF32 but still above the usual band: the reading only just fits, and the stated precision (or
         # the compute, often estimated at a 16-bit peak) is in doubt: a warning that says so.
         strained = np.log(at_tf32 / state.config.band[1]) > lam[switch]
-        return findings_frame(rows, cls.code, np.where(strained, "warning", "info"), "precision", mfu, at_tf32,
+        return findings_part(rows, cls.code, np.where(strained, "warning", "info"), "precision", mfu, at_tf32,
                               detail=np.where(strained, "strained", None))
 
     @classmethod
@@ -2286,10 +2283,10 @@ class AcceleratorMix(Rule):
     severity = "info"
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         hw = state.hardware
         rows = np.flatnonzero(hw["mix"].notna().to_numpy(dtype=bool))
-        return findings_frame(rows, cls.code, "info", "hardware", detail=hw["accelerator_name"].to_numpy(dtype=object)[rows],
+        return findings_part(rows, cls.code, "info", "hardware", detail=hw["accelerator_name"].to_numpy(dtype=object)[rows],
                               expected=hw["catalog_peak"].to_numpy(dtype=float)[rows])
 
     @classmethod
@@ -2333,7 +2330,7 @@ class NoPeakForPrecision(Rule):
     severity = "warning"
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         hw = state.hardware
         rows = np.flatnonzero((hw["accelerator"].notna() & hw["catalog_peak"].isna()).to_numpy(dtype=bool))
         precision = hw["precision"].to_numpy(dtype=object)[rows]
@@ -2342,7 +2339,7 @@ class NoPeakForPrecision(Rule):
         # peak says nothing against the claim (AlphaGo on TPU v1, an int8 chip, with bf16 assumed).
         assumed = hw["precision_assumed"].to_numpy(dtype=bool)[rows]
         severity = np.where(tpu_fp32 | assumed, "info", "warning")
-        return findings_frame(rows, cls.code, severity, "precision", detail=precision)
+        return findings_part(rows, cls.code, severity, "precision", detail=precision)
 
     @classmethod
     def _assumed(cls, result: "AuditResult", f: FindingRow) -> bool:
@@ -2385,9 +2382,9 @@ class InvalidValue(Rule):
     invalidates = True
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         inv = state.claims.invalid
-        return findings_frame(inv["row"].to_numpy(), cls.code, "error", inv["field"].to_numpy(dtype=object),
+        return findings_part(inv["row"].to_numpy(), cls.code, "error", inv["field"].to_numpy(dtype=object),
                               detail=inv["message"].to_numpy(dtype=object))
 
 
@@ -2412,13 +2409,13 @@ class DuplicateId(Rule):
 
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         ids = state.claims.info["id"]
         dup = ids.duplicated(keep="first") & state.claims.info["id_given"]
         if "id_seen" in state.claims.info:  # an id used in an earlier batch of a stream (audit/stream.py)
             dup = dup | (state.claims.info["id_seen"].astype(bool) & state.claims.info["id_given"])
         rows = np.flatnonzero(dup.to_numpy(dtype=bool))
-        return findings_frame(rows, cls.code, "warning", "id", detail=ids.to_numpy(dtype=object)[rows])
+        return findings_part(rows, cls.code, "warning", "id", detail=ids.to_numpy(dtype=object)[rows])
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -2449,12 +2446,12 @@ class TpuSixteenBit(Rule):
     severity = "info"
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         read = state.hardware["precision_read"].to_numpy(dtype=object) if "precision_read" in state.hardware else None
         if read is None:
             return None
         rows = np.flatnonzero(pd.notna(read))
-        return findings_frame(rows, cls.code, "info", "precision", detail=read[rows])
+        return findings_part(rows, cls.code, "info", "precision", detail=read[rows])
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -2487,11 +2484,11 @@ class ValueNotUsed(Rule):
     severity = "info"
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         readings = getattr(state.claims, "readings", None)
         if readings is None or readings.empty:
             return None
-        return findings_frame(readings["row"].to_numpy(dtype=int), cls.code, "info",
+        return findings_part(readings["row"].to_numpy(dtype=int), cls.code, "info",
                               readings["field"].to_numpy(dtype=object), detail=readings["message"].to_numpy(dtype=object))
 
 
@@ -2527,7 +2524,7 @@ class DatasetUnit(Rule):
     stage = "check"
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         def text(name: str) -> pd.Series:
             return pd.Series(state.info(name), dtype=object)
 
@@ -2542,7 +2539,7 @@ class DatasetUnit(Rule):
         rows = np.flatnonzero(units != "")
         if len(rows) == 0:
             return None
-        return findings_frame(rows, cls.code, "info", "dataset_size", sizes[rows], state.col("dataset_tokens")[rows],
+        return findings_part(rows, cls.code, "info", "dataset_size", sizes[rows], state.col("dataset_tokens")[rows],
                               detail=units[rows].astype(object))
 
     @classmethod
@@ -2589,13 +2586,13 @@ class ComputeStages(Rule):
     stage = "check"
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         rows = np.flatnonzero(state.compute_stages() != "")
         if len(rows) == 0:
             return None
         c = state.claims.values["compute_flops"].to_numpy(dtype=float)
         c = c if state.rows is None else c[state.rows]
-        return findings_frame(rows, cls.code, "info", "compute_flops", c[rows], detail=state.compute_stages()[rows])
+        return findings_part(rows, cls.code, "info", "compute_flops", c[rows], detail=state.compute_stages()[rows])
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -2644,7 +2641,7 @@ class ComputeEstimates(Rule):
         return _ratio_tolerance_text(cls, config)
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         high, low = state.compute_estimates()
         rows = np.flatnonzero(~np.isnan(high))
         if len(rows) == 0:
@@ -2655,7 +2652,7 @@ class ComputeEstimates(Rule):
         confidence = pd.Series(state.info("confidence"), dtype=object).iloc[rows]
         speculative = confidence.str.contains("speculative", case=False, na=False).to_numpy(dtype=bool)
         sev = np.where(speculative & (sev != "ok"), "info", sev)
-        return findings_frame(rows, cls.code, sev, "compute_flops", high[rows], low[rows],
+        return findings_part(rows, cls.code, sev, "compute_flops", high[rows], low[rows],
                               detail=np.where(speculative, "speculative", None))
 
     @classmethod
@@ -2749,11 +2746,11 @@ class PUEAssumed(Rule):
     note = True
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         need = _stated(state, *_ENERGY_FIGURES) & np.isnan(state.col("pue"))
         rows = np.flatnonzero(need)
         state.set_derived("pue", np.where(need, 1.0, np.nan), cls.code)
-        return findings_frame(rows, cls.code, "info", "pue", 1.0, np.nan, detail="assumed")
+        return findings_part(rows, cls.code, "info", "pue", 1.0, np.nan, detail="assumed")
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -2899,7 +2896,7 @@ class EnergyWithinTDP(Rule):
     show_formula = True
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         tdp, pue, hours = _tdp_watts(state), state.col("pue"), state.col("chip_hours")
         energy, power = state.col("energy_mwh"), state.col("power_w_per_chip")
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -2924,7 +2921,7 @@ class EnergyWithinTDP(Rule):
                                                                    "low", "ok"))))
         sev = pd.Series(detail).map({"impossible": "error", "servers": "info", "tdp": "info", "low": "warning",
                                      "ok": "ok"}).to_numpy(dtype=object)
-        return findings_frame(rows, cls.code, sev, "power_w_per_chip", per_chip[rows], bound[rows], detail=detail)
+        return findings_part(rows, cls.code, sev, "power_w_per_chip", per_chip[rows], bound[rows], detail=detail)
 
     @classmethod
     def tolerance_text(cls, config: Config) -> str | None:
@@ -2988,7 +2985,7 @@ class _ReferenceBound(Rule):
         return lo, _reference.reference(kind, high).value
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         lo, hi = cls._range()
         v = state.col(cls.quantity)
         rows = np.flatnonzero(_stated(state, *cls.triggers) & np.isfinite(v) & (v > 0))
@@ -2998,7 +2995,7 @@ class _ReferenceBound(Rule):
                                                                  cls.below, "ok"))
         expected = np.where(x > hi, hi, np.where(x < lo, lo, hi))
         detail = state.source[cls.quantity].to_numpy(dtype=object)[rows]
-        return findings_frame(rows, cls.code, sev.astype(object), cls.quantity, x, expected, detail=detail)
+        return findings_part(rows, cls.code, sev.astype(object), cls.quantity, x, expected, detail=detail)
 
     @classmethod
     def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -3157,7 +3154,7 @@ class RegulatoryThresholds(Rule):
         return low, high
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         low, high = cls.estimates(state)
         # A line applies to the whole run (Annex A sums the phases): a phase of a multi-phase run is not placed.
         phase = pd.Series(state.info("file"), dtype=object).eq("<phases>").to_numpy(dtype=bool)
@@ -3169,9 +3166,9 @@ class RegulatoryThresholds(Rule):
             straddles = ~above & (high * (1 + margin) > line)
             for mask, where in ((above, "above"), (straddles, "straddles")):
                 rows = np.flatnonzero(mask)
-                frames.append(findings_frame(rows, cls.code, "info", "compute_flops", high[rows], line,
+                frames.append(findings_part(rows, cls.code, "info", "compute_flops", high[rows], line,
                                              detail=where))
-        return concat_findings(frames)
+        return concat_parts(frames)
 
     @classmethod
     def _low(cls, result: "AuditResult", row: int) -> float:
@@ -3265,7 +3262,7 @@ class ForwardOnlyCompute(Rule):
         return column if rows is None else column[rows]
 
     @classmethod
-    def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
         if "compute_notes" not in state.claims.info:
             return None
         notes = pd.Series(state.info("compute_notes"), dtype=object)
@@ -3283,7 +3280,7 @@ class ForwardOnlyCompute(Rule):
         if len(rows) == 0:
             return None
         training = np.array([r.training for r in readings[rows]], dtype=float)
-        return findings_frame(rows, cls.code, "warning", "compute_flops", compute[rows], training,
+        return findings_part(rows, cls.code, "warning", "compute_flops", compute[rows], training,
                               detail=np.array([r.product for r in readings[rows]], dtype=object))
 
     @classmethod

@@ -16,6 +16,7 @@ from audit.lazy import pandas as pd  # imported on first use: quick start-up
 from audit.catalog import Catalog
 from audit.claims import Claims
 from audit.config import Config
+from audit.findings import FindingsPart
 from audit.columns import distinct_codes, distinct_pairs
 from audit.notes import compute_sums, geometric_means
 from audit.quantities import SPARSE_PATTERN
@@ -103,11 +104,11 @@ class WorkState:
     #: outlier search asks which rows they may have kept a relation from.
     preused: Mapping[str, np.ndarray] | None = None
     #: Findings of the relation rules (the outlier search looks for claims they disagree on).
-    relation_findings: list[pd.DataFrame] = field(default_factory=list)
+    relation_findings: list[FindingsPart] = field(default_factory=list)
     #: Runs the relations on other work columns for some claims: (rows, q, source, how, precision) -> their
     #: findings (set by the engine; the frames hold the claims at positions ``rows``).
     resolve: Callable[[np.ndarray, pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame],
-                      list[pd.DataFrame]] | None = None
+                      list[FindingsPart]] | None = None
     #: Like :attr:`resolve`, but saying only which of the claims the frames hold some relation disagrees on (a
     #: check worse than ok), without making findings (set by the engine; the outlier search asks it often).
     disagree: Callable[[np.ndarray, pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame],

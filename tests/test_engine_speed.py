@@ -224,11 +224,11 @@ def test_an_audit_leaves_no_cycle_that_holds_its_work_frames():
 def test_findings_hold_rule_and_severity_as_categoricals_and_concatenate_by_codes():
     """Two rules' findings, one after the other: the rule codes and severities as written, as categoricals (every
     registered rule code; the severities mildest first)."""
-    from audit.findings import SEVERITIES, concat_findings, findings_frame
+    from audit.findings import SEVERITIES, findings_part, findings_table
 
-    a = findings_frame(np.array([0, 1]), "C001", np.array(["ok", "error"]), "compute_flops", 1.0, 2.0)
-    b = findings_frame(np.array([1]), "C002", "warning", "chip_hours", 3.0, 1.5)
-    both = concat_findings([a, b])
+    a = findings_part(np.array([0, 1]), "C001", np.array(["ok", "error"]), "compute_flops", 1.0, 2.0)
+    b = findings_part(np.array([1]), "C002", "warning", "chip_hours", 3.0, 1.5)
+    both = findings_table([a, b])
     assert both["rule"].astype(str).tolist() == ["C001", "C001", "C002"]
     assert both["severity"].astype(str).tolist() == ["ok", "error", "warning"]
     assert list(both["severity"].cat.categories) == list(SEVERITIES) and both["severity"].cat.ordered

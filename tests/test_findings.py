@@ -6,15 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from audit.findings import (SEVERITIES, STATUSES, concat_findings, exit_status, fail_levels, findings_frame,
+from audit.findings import (STATUSES, exit_status, fail_levels, findings_part, findings_table,
                             status_of, worst_status)
 
 
 def _frame(rows, rules, severities):
-    frame = concat_findings([findings_frame(np.array([r]), rule, sev, "q") for r, rule, sev in
-                             zip(rows, rules, severities)])
-    frame["severity"] = pd.Categorical(frame["severity"], categories=list(SEVERITIES), ordered=True)
-    return frame
+    return findings_table([findings_part(np.array([r]), rule, sev, "q") for r, rule, sev in
+                           zip(rows, rules, severities)])
 
 
 def test_status_from_the_worst_finding_and_unchecked_without_any():

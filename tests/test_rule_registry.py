@@ -7,14 +7,13 @@ import json
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 from audit import rules
 from audit.api import check_records, to_json
 from audit.cli import cli
-from audit.findings import findings_frame
+from audit.findings import FindingsPart, findings_part
 from audit.report import html, text
 from audit.rules import Relation, RelationRule, Rule
 from audit.state import WorkState
@@ -72,11 +71,11 @@ def chip_limit_rule():
         severity = "warning"
 
         @classmethod
-        def evaluate(cls, state: WorkState) -> pd.DataFrame | None:
+        def evaluate(cls, state: WorkState) -> FindingsPart | None:
             chips = state.col("chips")
             rows = np.flatnonzero(~np.isnan(chips))
             sev = np.where(chips[rows] > 100_000, "warning", "ok")
-            return findings_frame(rows, cls.code, sev, "chips", chips[rows], 100_000.0)
+            return findings_part(rows, cls.code, sev, "chips", chips[rows], 100_000.0)
 
         @classmethod
         def message(cls, result: Any, f: Any) -> str:
