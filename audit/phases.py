@@ -60,11 +60,14 @@ def expand(claims: Claims) -> Expansion | None:
     """The phase records of every claim that has phases (None when no claim has a ``phases`` field)."""
     if "phases" not in claims.extras.columns:
         return None
-    parsed = [phase_list(v) for v in claims.extras["phases"].tolist()]
-    bad = [(i, p) for i, p in enumerate(parsed) if isinstance(p, str)]
+    # Only the cells that hold something are read (most claims of a batch have no phases).
+    values = claims.extras["phases"].to_numpy(dtype=object)
+    given = np.flatnonzero(~pd.isna(values))
+    parsed = dict(zip(given.tolist(), map(phase_list, values[given].tolist())))
+    bad = [(i, p) for i, p in parsed.items() if isinstance(p, str)]
     records: list[dict[str, Any]] = []
     parents: list[int] = []
-    with_phases = [row for row, phases in enumerate(parsed) if isinstance(phases, list)]
+    with_phases = [row for row, phases in parsed.items() if isinstance(phases, list)]
     inheritance = _inherited(claims, with_phases)
     ids = claims.info["id"].to_numpy(dtype=object)
     for row, inherited in zip(with_phases, inheritance):
