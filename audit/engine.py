@@ -27,9 +27,10 @@ from audit.catalog import Catalog, load_catalog, mix_memory_gb, mix_peak
 from audit.claims import Claims
 from audit.columns import distinct_codes, distinct_pairs, map_unique
 from audit.config import Config
-from audit.findings import SEVERITIES, FindingsPart, findings_part, findings_table, object_array
+from audit.findings import SEVERITIES, SEVERITY_RANK, FindingsPart, findings_part, findings_table, object_array
 from audit.quantities import ADAPTER_METHODS, BY_NAME, GATED_MLP, INPUT_QUANTITIES, RECOMPUTE_ALIASES
-from audit.rules import FULL_RECOMPUTE, RULES, RelationRule, relation_rules, rules_of_stage, severity_of_ratio
+from audit.rules import (FULL_RECOMPUTE, RULES, RelationRule, relation_rules, rules_of_stage,
+                         severity_codes_of_ratio)
 from audit.significance import log_half_widths
 from audit.state import Prefill, WorkState, effective_params, refresh_effective, text_codes
 
@@ -554,7 +555,7 @@ def disagreements(state: WorkState) -> np.ndarray:
     bad = np.zeros(len(state.q), dtype=bool)
 
     def collect(rule: type[RelationRule], rows: np.ndarray, check: _Check) -> None:
-        bad[rows[check.verdicts(rule, rows)[0] != "ok"]] = True
+        bad[rows[check.verdicts(rule, rows)[0] != SEVERITY_RANK["ok"]]] = True
 
     _relations(state, None, collect, done=bad)
     return bad
@@ -774,7 +775,8 @@ class _Check:
 
     def verdicts(self, rule: type[RelationRule], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                                              np.ndarray, np.ndarray | None]:
-        """Severity, subject, claimed and expected value and detail (None when no row has one) of each row."""
+        """Severity (a position in :data:`SEVERITIES`), subject, claimed and expected value and detail (None when
+        no row has one) of each row."""
         return _verdicts(rule, rows, self.q, self.precision, self.at, self.is_claimed, self.config,
                          None if self.upper is None else self.upper[rows],
                          None if self.lower is None else self.lower[rows])
@@ -808,9 +810,11 @@ def _verdicts(rule: type[RelationRule], rows: np.ndarray, q: np.ndarray, precisi
             side &= ~is_claimed(name)[rows]
 
     def judge(allowance: np.ndarray | float) -> np.ndarray:
-        found = severity_of_ratio(ratio, ok_tol, warn_tol, allowance)
-        return found if side is None else np.where(side, severity_of_ratio(ratio, ok_g, warn_g, allowance), found)
+        found = severity_codes_of_ratio(ratio, ok_tol, warn_tol, allowance)
+        return found if side is None else np.where(side, severity_codes_of_ratio(ratio, ok_g, warn_g, allowance),
+                                                   found)
 
+    ok = SEVERITY_RANK["ok"]
     severity = judge(slack)
     # Verdicts that only the precision of the stated figures made better ("1T" tokens is 0.5T-1.5T): the message
     # says so (detail ``within-precision``), so that an "agrees" at a ratio beyond the tolerance is explained.
@@ -825,9 +829,9 @@ def _verdicts(rule: type[RelationRule], rows: np.ndarray, q: np.ndarray, precisi
         r = q[rows, at["recompute_factor"]]
         r = np.where(r > 1, r, FULL_RECOMPUTE)
         stated_c = is_claimed("compute_flops")[rows]
-        fits = stated_c & (severity != "ok") & (lhs > 0) & \
+        fits = stated_c & (severity != ok) & (lhs > 0) & \
             (np.abs(lhs - np.log(r)) <= math.log(config.tolerance("C008")[0]) + slack)
-        severity = np.where(fits, "info", severity)
+        severity = np.where(fits, SEVERITY_RANK["info"], severity)
         detail = np.where(fits, "hardware-compute", detail)
         has_detail = has_detail or bool(fits.any())
     # Only a bound on these rows (RelationRule.upper_bound / lower_bound): a left-hand side on the bound's side
@@ -835,7 +839,7 @@ def _verdicts(rule: type[RelationRule], rows: np.ndarray, q: np.ndarray, precisi
     for bound, side, name in ((upper, lhs < 0, "upper-bound"), (lower, lhs > 0, "lower-bound")):
         if bound is not None and bound.any():
             within = bound & side
-            severity = np.where(within, "ok", severity)
+            severity = np.where(within, ok, severity)
             detail = np.where(within, name, detail)
             has_detail = has_detail or bool(within.any())
     return severity, subject_names, claimed, expected, (detail if has_detail else None)

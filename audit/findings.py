@@ -93,9 +93,12 @@ def findings_part(rows: np.ndarray, rule: str, severity: np.ndarray | str, quant
 
 
 def severity_codes(severity: np.ndarray | str, n: int) -> np.ndarray:
-    """``n`` severities (one for all, or one per row) as positions in :data:`SEVERITIES` (int8; -1 for a value
-    that is not a severity: the table shows it as missing)."""
+    """``n`` severities (one for all, or one per row; names, or already positions) as positions in
+    :data:`SEVERITIES` (int8; -1 for a value that is not a severity: the table shows it as missing)."""
     values = np.asarray(severity)
+    if values.dtype.kind in "iu":
+        codes = np.broadcast_to(values, (n,)).astype(np.int8)
+        return np.where((codes >= 0) & (codes < len(SEVERITIES)), codes, -1).astype(np.int8)
     if values.ndim == 0:
         return np.full(n, SEVERITY_RANK.get(str(values), -1), dtype=np.int8)
     codes = np.full(n, -1, dtype=np.int8)

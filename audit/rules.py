@@ -28,7 +28,7 @@ from audit.lazy import pandas as pd  # imported on first use: quick start-up
 from audit import formatting as fmt
 from audit.columns import map_unique
 from audit.config import Config
-from audit.findings import SEVERITIES, FindingsPart, concat_parts, findings_part
+from audit.findings import SEVERITIES, SEVERITY_RANK, FindingsPart, concat_parts, findings_part
 from audit.notes import TOKENS_SEEN_HOW, compute_sum, dataset_units
 from audit.quantities import label
 from audit.flops import ARCHITECTURE_CONVENTIONS
@@ -48,11 +48,22 @@ def severity_of_ratio(ratio: np.ndarray, ok: float, warn: float, slack: np.ndarr
     """``ok`` within the first tolerance factor, ``warning`` within the second, else ``error``; and never a
     problem within ``slack``, the log half-width of the compared figures (a difference smaller than the precision
     the figures were stated with is no difference: "7B on 1T tokens" cannot tell 1.4x from 1x)."""
+    return np.asarray(SEVERITIES, dtype=object)[severity_codes_of_ratio(ratio, ok, warn, slack)].astype(str)
+
+
+def severity_codes_of_ratio(ratio: np.ndarray, ok: float, warn: float,
+                            slack: np.ndarray | float = 0.0) -> np.ndarray:
+    """:func:`severity_of_ratio` as positions in :data:`audit.findings.SEVERITIES` (int8): the engine's
+    relations compare and combine these, not strings."""
     with np.errstate(divide="ignore", invalid="ignore"):
         off = np.abs(np.log(ratio))
     ok_bound = np.maximum(math.log(ok), slack) + _SLACK
     warn_bound = np.maximum(math.log(warn), slack) + _SLACK
-    return np.where(off <= ok_bound, "ok", np.where(off <= warn_bound, "warning", "error"))
+    # NaN ratios (off is NaN) compare false with both bounds: an error, as np.where made it with strings.
+    return np.where(off <= ok_bound, _OK, np.where(off <= warn_bound, _WARNING, _ERROR)).astype(np.int8)
+
+
+_OK, _WARNING, _ERROR = (SEVERITY_RANK[name] for name in ("ok", "warning", "error"))
 
 
 @dataclass(frozen=True)
@@ -2678,7 +2689,7 @@ class ComputeEstimates(Rule):
 
 
 __all__ = ["Rule", "RelationRule", "Relation", "RULES", "register", "unregister", "all_rules", "relation_rules",
-           "rules_of_stage", "severity_of_ratio"]
+           "rules_of_stage", "severity_of_ratio", "severity_codes_of_ratio"]
 
 
 # ------------------------------------------------------------------------- energy, cost, carbon (issue 13)
