@@ -402,6 +402,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     With no PATHS, audits the bundled corpus of published training runs.
     """
     from audit.api import check as run_check
+    from audit.allocator import keep_freed_memory
     from audit.findings import exit_status
     from audit.reading import LoadError, bundled_corpus_path
 
@@ -410,6 +411,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     _say_which_settings(quiet)
     codes = _selection(select, ignore, extend_select)
     config = _config(tolerance, band, bytes_per_param, convention, causal_halving)
+    keep_freed_memory()  # the process ends after the audit: freed arrays are kept for the next (audit.allocator)
     inputs = list(paths) if paths else [str(bundled_corpus_path())]
     _check_targets(output, findings_path, inputs)
     # A claims table alone shows no outlier note and no explanation: they are not made (the table is the same).

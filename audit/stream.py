@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
+from audit.allocator import keep_freed_memory
 from audit.catalog import Catalog
 from audit.claims import Claims, RawTable
 from audit.config import Config
@@ -531,6 +532,7 @@ _WORKER: dict[str, Any] = {}
 def _start_worker(audit: Callable[[Claims], AuditResult], fmt: str | None, findings_fmt: str | None) -> None:
     # Ctrl-C reaches every process of the terminal's group: the main process stops the workers and says so once.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    keep_freed_memory()  # as the main process of a check does (audit.allocator)
     _WORKER.update(audit=audit, fmt=fmt, findings_fmt=findings_fmt)
 
 
