@@ -97,7 +97,7 @@ def severity_codes(severity: np.ndarray | str, n: int) -> np.ndarray:
     :data:`SEVERITIES` (int8; -1 for a value that is not a severity: the table shows it as missing)."""
     values = np.asarray(severity)
     if values.dtype.kind in "iu":
-        codes = np.broadcast_to(values, (n,)).astype(np.int8)
+        codes = np.broadcast_to(values, (n,)).astype(np.int64)
         return np.where((codes >= 0) & (codes < len(SEVERITIES)), codes, -1).astype(np.int8)
     if values.ndim == 0:
         return np.full(n, SEVERITY_RANK.get(str(values), -1), dtype=np.int8)
@@ -137,9 +137,9 @@ def findings_table(parts: Sequence[FindingsPart],
     """The findings table (:data:`FINDING_COLUMNS`) of ``parts``, made once.
 
     ``order(rows, rule_codes, rule_names, severity_codes)`` gives the order of the findings (positions;
-    ``rule_codes`` index ``rule_names``, the distinct rules as they appear); ``rule_categories`` are the rule column's categories (sorted, every rule
-    in the parts among them), by default the distinct rules in order of appearance. Severity is a categorical of
-    :func:`severity_dtype`; ``ratio`` is claimed / expected."""
+    ``rule_codes`` index ``rule_names``, the distinct rules as they appear). ``rule_categories`` are the rule
+    column's categories (every rule of the parts among them), by default the distinct rules in order of
+    appearance. Severity is a categorical of :func:`severity_dtype`; ``ratio`` is claimed / expected."""
     parts = [p for p in parts if p is not None and len(p)]
     names = list(dict.fromkeys(p.rule for p in parts))
     rule_at = {name: k for k, name in enumerate(names)}

@@ -44,6 +44,10 @@ FindingRow = Mapping[str, Any]
 _SLACK = 1e-9
 
 
+#: Severities as the engine's relations hold them (positions in SEVERITIES).
+_OK, _WARNING, _ERROR = (SEVERITY_RANK[name] for name in ("ok", "warning", "error"))
+
+
 def severity_of_ratio(ratio: np.ndarray, ok: float, warn: float, slack: np.ndarray | float = 0.0) -> np.ndarray:
     """``ok`` within the first tolerance factor, ``warning`` within the second, else ``error``; and never a
     problem within ``slack``, the log half-width of the compared figures (a difference smaller than the precision
@@ -61,9 +65,6 @@ def severity_codes_of_ratio(ratio: np.ndarray, ok: float, warn: float,
     warn_bound = np.maximum(math.log(warn), slack) + _SLACK
     # NaN ratios (off is NaN) compare false with both bounds: an error, as np.where made it with strings.
     return np.where(off <= ok_bound, _OK, np.where(off <= warn_bound, _WARNING, _ERROR)).astype(np.int8)
-
-
-_OK, _WARNING, _ERROR = (SEVERITY_RANK[name] for name in ("ok", "warning", "error"))
 
 
 @dataclass(frozen=True)
@@ -1479,7 +1480,7 @@ class PhasesSum(Rule):
 
     @classmethod
     def evaluate(cls, state: WorkState) -> FindingsPart | None:
-        frames = []
+        parts: list[FindingsPart | None] = []
         ok_tol, warn_tol = state.config.tolerance(cls.code)
         for name, given in state.prefill.items():
             if given.check != cls.code:
@@ -1490,8 +1491,8 @@ class PhasesSum(Rule):
             if len(rows):
                 claimed = state.col(name)[rows]
                 sev = severity_of_ratio(claimed / values[rows], ok_tol, warn_tol, state.slack(name)[rows])
-                frames.append(findings_part(rows, cls.code, sev, name, claimed, values[rows]))
-        return concat_parts(frames)
+                parts.append(findings_part(rows, cls.code, sev, name, claimed, values[rows]))
+        return concat_parts(parts)
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -1981,7 +1982,7 @@ class AchievedBelowPeak(Rule):
     @classmethod
     def evaluate(cls, state: WorkState) -> FindingsPart | None:
         peak = state.col("peak_flops_per_chip")
-        frames = []
+        parts: list[FindingsPart | None] = []
         stated = np.zeros(len(peak), dtype=bool)
         for name in ("achieved_flops_per_chip", "achieved_hardware_flops_per_chip"):
             this = state.source[name].to_numpy(dtype=object) == "claimed"
@@ -1990,7 +1991,7 @@ class AchievedBelowPeak(Rule):
             ach = state.col(name)[rows]
             lam = state.slack(name, "peak_flops_per_chip")[rows] + _SLACK
             sev = np.where(np.log(ach / peak[rows]) > lam, "error", "ok")
-            frames.append(findings_part(rows, cls.code, sev, name, ach, peak[rows], detail="claimed"))
+            parts.append(findings_part(rows, cls.code, sev, name, ach, peak[rows], detail="claimed"))
         # The rate the compute and the chip-hours imply, when the MFU is stated (a derived MFU is checked
         # against 100 % by U001): impossible is impossible, whoever states the MFU.
         # A fine-tune's hardware and hours describe the fine-tune: its own compute, not the total (C017). A
@@ -2007,9 +2008,9 @@ class AchievedBelowPeak(Rule):
             lam = state.slack("compute_flops", "finetune_compute_flops", "chip_hours",
                               "peak_flops_per_chip")[implied_rows] + _SLACK
             sev = np.where(np.log(rate / peak[implied_rows]) > lam, "error", "ok")
-        frames.append(findings_part(implied_rows, cls.code, sev, "achieved_flops_per_chip", rate,
+        parts.append(findings_part(implied_rows, cls.code, sev, "achieved_flops_per_chip", rate,
                                      peak[implied_rows], detail="implied"))
-        return concat_parts(frames)
+        return concat_parts(parts)
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -3171,15 +3172,15 @@ class RegulatoryThresholds(Rule):
         phase = pd.Series(state.info("file"), dtype=object).eq("<phases>").to_numpy(dtype=bool)
         low, high = np.where(phase, np.nan, low), np.where(phase, np.nan, high)
         margin = _reference.ESTIMATE_MARGIN
-        frames = []
+        parts: list[FindingsPart | None] = []
         for line in sorted({t.flop for t in _reference.thresholds()}):
             above = low * (1 - margin) > line
             straddles = ~above & (high * (1 + margin) > line)
             for mask, where in ((above, "above"), (straddles, "straddles")):
                 rows = np.flatnonzero(mask)
-                frames.append(findings_part(rows, cls.code, "info", "compute_flops", high[rows], line,
+                parts.append(findings_part(rows, cls.code, "info", "compute_flops", high[rows], line,
                                              detail=where))
-        return concat_parts(frames)
+        return concat_parts(parts)
 
     @classmethod
     def _low(cls, result: "AuditResult", row: int) -> float:
