@@ -17,6 +17,8 @@ def _page_faults(keep: bool) -> int:
         "import resource, numpy as np\n"
         "from audit.allocator import keep_freed_memory\n"
         f"assert keep_freed_memory() is True if {keep} else True\n"
+        "import pyarrow as pa\n"  # Arrow's buffers from the same heap, or its own pool when not kept
+        f"assert (pa.default_memory_pool().backend_name == 'system') is {keep}\n"
         "a = np.ones(8 << 20); del a\n"
         "before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt\n"
         "for _ in range(40):\n"
