@@ -341,8 +341,9 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     # audit returns, not at the garbage collector's next full pass (a stream of batches grew by a batch's work
     # frames each time until then: 850 MiB → 2.1 GiB over seven batches of 100,000 claims).
     state.resolve = state.disagree = None
-    findings = findings_table([p for p in parts if p is not None], order=_finding_order,
-                              rule_categories=rule_dtype([p.rule for p in parts if p is not None]).categories)
+    found = [p for p in parts if p is not None]
+    findings = findings_table(found, order=_finding_order,
+                              rule_categories=rule_dtype([p.rule for p in found]).categories)
     return Evaluation(claims=claims, config=config, q=q, source=source, how=how, hardware=hw, architecture=arch,
                       findings=findings)
 

@@ -16,8 +16,8 @@ from audit.lazy import pandas as pd  # imported on first use: quick start-up
 from audit.catalog import Catalog
 from audit.claims import Claims
 from audit.config import Config
-from audit.findings import FindingsPart
 from audit.columns import distinct_codes, distinct_pairs
+from audit.findings import FindingsPart
 from audit.notes import compute_sums, geometric_means
 from audit.quantities import SPARSE_PATTERN
 
