@@ -7,6 +7,7 @@ and the renderers can depend on the model without importing the readers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from audit.lazy import pandas as pd  # imported on first use: quick start-up
@@ -54,7 +55,10 @@ class Claims:
     """The claims frame: one row per claim, in input order.
 
     - ``values``: float64 column per input quantity (NaN when unknown or invalid);
-    - ``text``: the original cell text for each quantity (None when absent);
+    - ``text``: the original cell text for each quantity (None when absent). A column of number cells is kept as
+      its numbers (``numbers_written``) and its texts (each number's ``repr``) are made when first asked for: a
+      batch written to a table never needs them (the engine reads the precision of a number from the number,
+      :func:`audit.significance.log_half_widths_of_numbers`);
     - ``info``: id, name, source, hardware, precision (normalized), precision_text, file, row;
     - ``extras``: unknown input fields, kept for display;
     - ``invalid``: long table with columns row, field, message;
@@ -65,7 +69,7 @@ class Claims:
     """
 
     values: pd.DataFrame
-    text: pd.DataFrame
+    stated_text: pd.DataFrame
     info: pd.DataFrame
     extras: pd.DataFrame
     invalid: pd.DataFrame
@@ -75,6 +79,62 @@ class Claims:
     #: different figures. Reported as info findings (V003), never silently.
     readings: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
         {"row": pd.Series([], dtype=int), "field": pd.Series([], dtype=object), "message": pd.Series([], dtype=object)}))
+    #: Columns of ``stated_text`` left empty because their cells were numbers: each column's numbers as read
+    #: (NaN where a cell was empty), whose reprs are the texts.
+    numbers_written: dict[str, np.ndarray] = field(default_factory=dict)
+    _text: pd.DataFrame | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._text = None  # made by the first look at ``text``
 
     def __len__(self) -> int:
         return len(self.values)
+
+    @property
+    def text(self) -> pd.DataFrame:
+        """The cell text of each quantity as written (None when absent); a number cell's text is its ``repr``."""
+        if self._text is None:
+            if not self.numbers_written:
+                self._text = self.stated_text
+            else:
+                text = self.stated_text.copy()
+                for name, numbers in self.numbers_written.items():
+                    text[name] = texts_of_numbers(numbers)
+                self._text = text
+        return self._text
+
+    def text_of(self, name: str) -> pd.Series:
+        """``text[name]``, without making the texts of the other columns of number cells."""
+        if self._text is not None:
+            return self._text[name]
+        if name in self.numbers_written:
+            return pd.Series(texts_of_numbers(self.numbers_written[name]), index=self.stated_text.index, dtype=object)
+        return self.stated_text[name]
+
+    def has_text(self, name: str) -> bool:
+        """Whether ``text`` has a column ``name`` (without making the texts of number cells)."""
+        return name in self.stated_text.columns
+
+
+def texts_of_numbers(numbers: np.ndarray) -> np.ndarray:
+    """Each number's ``repr`` (None for NaN), as an object array: made once per distinct number when numbers repeat
+    (chip counts, layer counts)."""
+    arr = np.asarray(numbers, dtype=np.float64)
+    present = np.flatnonzero(~np.isnan(arr))
+    out = np.full(len(arr), None, dtype=object)
+    out[present] = distinct_texts(arr[present].view(np.int64), lambda bits: bits.view(np.float64), repr)
+    return out
+
+
+def distinct_texts(keys: np.ndarray, numbers: Any, to_text: Any) -> np.ndarray:
+    """``to_text`` of each number, made once per distinct number when numbers repeat (chip counts, layer
+    counts). ``keys``: int64 keys that tell the numbers apart exactly (a float's bits, so ``-0.0`` is not ``0.0``);
+    ``numbers(keys)`` turns keys back into the numbers."""
+    # A strided sample of 1,024 mostly distinct (measured floats): the numbers are too, and are not looked up.
+    sample = keys[:: max(1, len(keys) // 1024)]
+    if len(keys) < 2 or len(np.unique(sample)) > len(sample) // 2:
+        return np.array(list(map(to_text, numbers(keys).tolist())), dtype=object)
+    codes, uniques = pd.factorize(keys)
+    if len(uniques) > len(keys) // 2:  # mostly distinct: the look-up would cost more than it saves
+        return np.array(list(map(to_text, numbers(keys).tolist())), dtype=object)
+    return np.array(list(map(to_text, numbers(np.asarray(uniques)).tolist())), dtype=object)[codes]

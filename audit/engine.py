@@ -31,7 +31,7 @@ from audit.findings import SEVERITIES, SEVERITY_RANK, FindingsPart, findings_par
 from audit.quantities import ADAPTER_METHODS, BY_NAME, GATED_MLP, INPUT_QUANTITIES, RECOMPUTE_ALIASES
 from audit.rules import (FULL_RECOMPUTE, RULES, RelationRule, relation_rules, rules_of_stage,
                          severity_codes_of_ratio)
-from audit.significance import log_half_widths
+from audit.significance import log_half_widths, log_half_widths_of_numbers
 from audit.state import Prefill, WorkState, effective_params, refresh_effective, text_codes
 
 #: Quantities the engine works with: the inputs, internal helpers and the derived-only ones.
@@ -226,8 +226,12 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
         source_a[stated, at[name]] = "claimed"
         # Whole-number quantities (chips, layers) are exact: "1 GPU" is not 0.5-1.5 GPUs. A column no claim
         # states has no precision to read (most of the input quantities, in most batches).
-        if name in claims.text.columns and not BY_NAME[name].integer and stated.any():
-            precision_a[:, at[name]] = np.where(stated, log_half_widths(claims.text[name]), 0.0)
+        if not BY_NAME[name].integer and stated.any():
+            if name in claims.numbers_written:  # number cells: the precision of each number's repr
+                precision_a[:, at[name]] = np.where(stated, log_half_widths_of_numbers(claims.numbers_written[name]),
+                                                    0.0)
+            elif claims.has_text(name):
+                precision_a[:, at[name]] = np.where(stated, log_half_widths(claims.text_of(name)), 0.0)
 
     hw = resolve_hardware(claims, catalog)
     which = np.where(hw["mix"].notna().to_numpy(), "mix", hw["accelerator"].to_numpy(dtype=object))

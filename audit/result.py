@@ -76,8 +76,10 @@ class AuditResult:
         key = (table, col)
         arr = self._columns.get(key)
         if arr is None:
-            frame = {"info": self.claims.info, "text": self.claims.text}.get(table)
-            frame = getattr(self, table) if frame is None else frame
+            if table == "text":  # one column: the texts of other number columns are not made
+                arr = self._columns[key] = self.claims.text_of(col).to_numpy()
+                return arr
+            frame = self.claims.info if table == "info" else getattr(self, table)
             arr = self._columns[key] = frame[col].to_numpy()
         return arr
 

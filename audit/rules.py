@@ -1777,7 +1777,7 @@ class Outlier(Rule):
         def stated(name: str) -> str:
             if name == "catalog_peak":
                 return f"the datasheet peak for {result.cell('hardware', row, 'accelerator_name')}"
-            original = result.cell("text", row, name) if name in result.claims.text.columns else None
+            original = result.cell("text", row, name) if result.claims.has_text(name) else None
             return f"{label(name)} ({original})" if original else label(name)
 
         if len(cands) == 1:

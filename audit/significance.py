@@ -112,6 +112,60 @@ def relative_half_widths(texts: np.ndarray) -> np.ndarray:
     return out
 
 
+#: A float's shortest round-trip digits as Arrow writes them (``"2048"``, ``"0.000015"``, ``"1.2345e+15"``): the
+#: whole part, the decimals and the exponent (an unmatched group is "").
+_ARROW_FLOAT_RE2 = r"^(?P<whole>[0-9]+)(?:\.(?P<decimals>[0-9]+))?(?:e(?P<sign>[-+])(?P<exp>[0-9]+))?$"
+
+
+def number_half_widths(values: np.ndarray) -> np.ndarray:
+    """:func:`relative_half_width` of each number's ``repr`` (the text of a number cell), bit for bit, without
+    writing the reprs: Arrow writes each float's shortest round-trip digits (the digits ``repr`` writes) at C
+    speed, and the digit count k and decimal exponent E say how ``repr`` lays them out.
+
+    ``repr`` writes ``-4 <= E < 16`` positionally (``"2048.0"``, ``"0.0001"``), read as the number itself with
+    ``max(0, k - 1 - E)`` decimals (a whole number's ``.0`` is not a stated digit); otherwise in scientific
+    notation (``"1.5e-05"``), read as its mantissa ``d.ddd`` with ``k - 1`` decimals. NaN, ±inf and 0 give 0.
+    Faster than writing the reprs alone (0.30 s against 0.45 s for 300,000 floats of 17 digits, CPU time), and
+    the reprs' reading (:func:`relative_half_widths`) is saved too."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    x = np.abs(np.asarray(values, dtype=np.float64))
+    out = np.zeros(len(x), dtype=float)
+    idx = np.flatnonzero(np.isfinite(x) & (x > 0))
+    if not len(idx):
+        return out
+    a = x[idx]
+    parts = pc.extract_regex(pc.cast(pa.array(a), pa.string()), _ARROW_FLOAT_RE2)
+    whole = pc.struct_field(parts, "whole")
+    digits = pc.binary_join_element_wise(whole, pc.struct_field(parts, "decimals"), "")
+    exp = pc.struct_field(parts, "exp")
+    exponent = pc.cast(pc.if_else(pc.equal(exp, ""), "0", exp), pa.int64()).to_numpy(zero_copy_only=False)
+    minus = pc.equal(pc.struct_field(parts, "sign"), "-").to_numpy(zero_copy_only=False)
+    length = pc.utf8_length(digits).to_numpy(zero_copy_only=False).astype(np.int64)
+    lead = length - pc.utf8_length(pc.utf8_ltrim(digits, "0")).to_numpy(zero_copy_only=False)
+    significant = pc.utf8_trim(digits, "0")
+    k = pc.utf8_length(significant).to_numpy(zero_copy_only=False).astype(np.int64)
+    e = pc.utf8_length(whole).to_numpy(zero_copy_only=False).astype(np.int64) - 1 - lead + np.where(
+        minus, -exponent, exponent)
+    positional = (e >= -4) & (e < 16)
+    decimals = np.where(positional, np.maximum(0, k - 1 - e), k - 1)
+    value = a.copy()
+    sci = np.flatnonzero(~positional)
+    if len(sci):  # the mantissa as written, "d.ddd", read as Python reads it (correctly rounded, by Arrow)
+        sig = significant.take(pa.array(sci))
+        mantissa = pc.if_else(pc.equal(pc.utf8_length(sig), 1), sig, pc.binary_join_element_wise(
+            pc.utf8_slice_codeunits(sig, 0, 1), pc.utf8_slice_codeunits(sig, 1, 64), "."))
+        value[sci] = pc.cast(mantissa, pa.float64()).to_numpy(zero_copy_only=False)
+    out[idx] = 0.5 * 10.0 ** (-decimals.astype(float)) / value
+    return out
+
+
+def log_half_widths_of_numbers(values: np.ndarray) -> np.ndarray:
+    """:func:`log_half_widths` of the numbers' reprs (a column of number cells), from the numbers themselves."""
+    return -np.log1p(-np.minimum(number_half_widths(values), _MAX_HALF_WIDTH))
+
+
 def log_half_widths(texts: pd.Series) -> np.ndarray:
     """Every cell's precision in log space, −ln(1 − δ) for δ = :func:`relative_half_width` (the wider side of
     ln(1 ± δ)), once per distinct text (or once per cell, when nearly every text is distinct: the texts of figures

@@ -3,6 +3,7 @@ says so: an "agrees" at a ratio beyond the rule's tolerance must not read as an 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from audit.api import check_records
@@ -52,3 +53,38 @@ def test_the_same_claim_stated_to_three_digits_is_a_finding_without_that_note():
     c003 = _c003("1.00T")
     assert c003["severity"] == "warning"
     assert "rounding" not in c003["message"]
+
+
+@pytest.mark.parametrize("number, width", [
+    (2048.0, 0.5 / 2048),  # repr "2048.0": a whole number, its ".0" not a stated digit
+    (2000.0, 0.5 / 2000),  # repr "2000.0": trailing zeros of a whole number count (the narrower reading)
+    (56.5, 0.05 / 56.5),
+    (0.0001, 0.00005 / 0.0001),  # repr "0.0001": the last positional form (E = -4)
+    (1.5e-05, 0.05 / 1.5),  # repr "1.5e-05": scientific below 1e-4, read as its mantissa 1.5
+    (1234500000000000.0, 0.5 / 1234500000000000.0),  # repr positional up to E = 15
+    (1e16, 0.5),  # repr "1e+16": one significant digit
+    (3.14e23, 0.005 / 3.14),
+    (0.1 + 0.2, 0.5e-17 / 0.30000000000000004),  # repr "0.30000000000000004": 17 decimals
+    (-3.5, 0.05 / 3.5),  # the sign is not a digit
+    (0.0, 0.0), (float("inf"), 0.0), (float("nan"), 0.0),
+])
+def test_a_number_cell_has_the_precision_of_its_repr(number, width):
+    from audit.significance import number_half_widths
+
+    assert number_half_widths(np.array([number]))[0] == pytest.approx(width, rel=1e-12)
+
+
+def test_number_cells_read_bit_for_bit_as_their_reprs():
+    """The engine reads a number column's precision from the numbers (Arrow's shortest digits) instead of writing
+    each repr: the same floats, bit for bit, as reading the reprs, over every magnitude and digit count."""
+    from audit.significance import number_half_widths, relative_half_widths
+
+    rng = np.random.default_rng(2026)
+    x = [rng.integers(0, 2**63 - 1, 20_000, dtype=np.int64).view(np.float64)]  # any bits: every exponent
+    for k in range(1, 18):  # k-digit decimals at scales from 1e-30 to 1e30
+        digits = rng.integers(1, 10**k, 2_000).astype(np.float64)
+        x.append(digits * 10.0 ** rng.integers(-30, 30, 2_000))
+    x.append(np.array([9.999999999999999e22, 1e23, 9.9999e-5, 5e-324, 1.7976931348623157e308, 123.0, 1e15]))
+    x = np.concatenate(x)
+    texts = np.array([None if v != v else repr(float(v)) for v in x], dtype=object)
+    assert np.array_equal(number_half_widths(x).view(np.int64), relative_half_widths(texts).view(np.int64))

@@ -17,7 +17,7 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-from audit.claims import Claims, RawTable
+from audit.claims import Claims, RawTable, distinct_texts, texts_of_numbers
 from audit.columns import map_unique
 from audit.quantities import BY_NAME, INPUT_QUANTITIES, PRECISION_ALIASES, TEXT_FIELDS
 from audit.reading.fields import field_of
@@ -55,20 +55,6 @@ def _one_text(v: Any) -> str | None:
         return f"an integer of about {int(v.bit_length() * 0.30103):,} digits"
 
 
-def _distinct_texts(keys: np.ndarray, numbers: Any, to_text: Any) -> np.ndarray:
-    """``to_text`` of each number, made once per distinct number when numbers repeat (chip counts, layer
-    counts). ``keys``: int64 keys that tell the numbers apart exactly (a float's bits, so ``-0.0`` is not ``0.0``);
-    ``numbers(keys)`` turns keys back into the numbers."""
-    # A strided sample of 1,024 mostly distinct (measured floats): the numbers are too, and are not looked up.
-    sample = keys[:: max(1, len(keys) // 1024)]
-    if len(keys) < 2 or len(np.unique(sample)) > len(sample) // 2:
-        return np.array(list(map(to_text, numbers(keys).tolist())), dtype=object)
-    codes, uniques = pd.factorize(keys)
-    if len(uniques) > len(keys) // 2:  # mostly distinct: the look-up would cost more than it saves
-        return np.array(list(map(to_text, numbers(keys).tolist())), dtype=object)
-    return np.array(list(map(to_text, numbers(np.asarray(uniques)).tolist())), dtype=object)[codes]
-
-
 def _as_text(series: pd.Series) -> pd.Series:
     """Cells as display text (None when absent); numbers keep their shortest repr (as ``repr(float)``)."""
     dtype = series.dtype
@@ -76,13 +62,10 @@ def _as_text(series: pd.Series) -> pd.Series:
                                               and not isinstance(dtype, pd.CategoricalDtype)):
         # map() of a builtin over a list runs in C: no Python bytecode per row, and faster than numpy's str cast.
         if pd.api.types.is_float_dtype(dtype):
-            arr = series.to_numpy(dtype=np.float64)
-            present = np.flatnonzero(~np.isnan(arr))
-            out = np.full(len(arr), None, dtype=object)
-            out[present] = _distinct_texts(arr[present].view(np.int64), lambda bits: bits.view(np.float64), repr)
+            out = texts_of_numbers(series.to_numpy(dtype=np.float64))
         elif isinstance(dtype, np.dtype) and dtype.kind == "i":
             arr = series.to_numpy()
-            out = _distinct_texts(arr.astype(np.int64, copy=False), lambda v: v, str)
+            out = distinct_texts(arr.astype(np.int64, copy=False), lambda v: v, str)
         else:
             out = np.array(list(map(str, series.to_numpy().tolist())), dtype=object)
         return pd.Series(out, index=series.index, dtype=object)
@@ -235,13 +218,20 @@ def normalize(raw: RawTable) -> Claims:
     # columns one by one, or framing a dict of them (pandas then copies them into a block), costs more than parsing.
     value_a = np.full((n, len(INPUT_QUANTITIES)), np.nan, order="F")
     text_a = np.full((n, len(INPUT_QUANTITIES)), None, dtype=object, order="F")
+    numbers: dict[str, np.ndarray] = {}
     for j, name in enumerate(INPUT_QUANTITIES):
         q = BY_NAME[name]
         if name not in frame.columns:
             continue
         col = frame[name]
-        cell_text = _as_text(col).to_numpy(dtype=object)
         header_units = _header_units(name, raw.sources.get(name), raw.header_units)
+        if header_units is None and pd.api.types.is_float_dtype(col.dtype):
+            # Number cells: their texts (reprs) are made only if asked for (Claims.text); nothing below reads
+            # the text of a float column.
+            numbers[name] = col.to_numpy(dtype=np.float64)
+            cell_text = np.full(n, None, dtype=object)
+        else:
+            cell_text = _as_text(col).to_numpy(dtype=object)
         if header_units is not None:
             cell_text = cell_text.copy()  # may be a view of the input frame's column
             parsed, errors = _parse_quantity(col, q.kind, *header_units, cell_text)
@@ -380,8 +370,8 @@ def normalize(raw: RawTable) -> Claims:
                                 "message": pd.Series([], dtype=object)})
     readings = pd.DataFrame({"row": pd.Series(reading_rows, dtype=int), "field": pd.Series(reading_fields, dtype=object),
                              "message": pd.Series(reading_msgs, dtype=object)})
-    return Claims(values=values, text=text, info=info, extras=extras, invalid=invalid,
-                  unread_columns=list(raw.unread), notes=list(raw.notes), readings=readings)
+    return Claims(values=values, stated_text=text, info=info, extras=extras, invalid=invalid,
+                  unread_columns=list(raw.unread), notes=list(raw.notes), readings=readings, numbers_written=numbers)
 
 
 #: Several whole numbers of four digits or more separated by commas: neither one number with thousands separators

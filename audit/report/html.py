@@ -500,7 +500,7 @@ def _figure(result: AuditResult, row: int, name: str, note: str = "") -> str:
     """A figure of one claim as a reader finds it in the report: its label and the text as written (or the value
     and "derived"), with ``note`` added inside the parentheses."""
     src = result.cell("source", row, name) if name in result.source.columns else None
-    text = result.cell("text", row, name) if name in result.claims.text.columns else None
+    text = result.cell("text", row, name) if result.claims.has_text(name) else None
     v = result.cell("q", row, name) if name in result.q.columns else None
     inside = []
     if src == "claimed" and text not in (None, ""):
