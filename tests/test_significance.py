@@ -88,3 +88,16 @@ def test_number_cells_read_bit_for_bit_as_their_reprs():
     x = np.concatenate(x)
     texts = np.array([None if v != v else repr(float(v)) for v in x], dtype=object)
     assert np.array_equal(number_half_widths(x).view(np.int64), relative_half_widths(texts).view(np.int64))
+
+
+def test_a_column_of_repeated_numbers_reads_as_its_reprs():
+    """Chip counts and layer sizes repeat: their precision is read once per distinct number, the same as per
+    cell (NaN, a missing cell, and -0.0 included)."""
+    import pandas as pd
+
+    from audit.significance import log_half_widths, log_half_widths_of_numbers
+
+    rng = np.random.default_rng(7)
+    x = rng.choice(np.array([8.0, 64.0, 2048.0, 0.5, 1.5e-05, 3.14e23, -0.0, np.nan]), 10_000)
+    texts = pd.Series([None if v != v else repr(float(v)) for v in x], dtype=object)
+    assert np.array_equal(log_half_widths_of_numbers(x), log_half_widths(texts))
