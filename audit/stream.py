@@ -404,7 +404,10 @@ class TableWriter:
 
         if self._schema is None:
             self._schema = piece.schema
-            self._parquet = pq.ParquetWriter(self.file.handle, self._schema)
+            from audit.report.table import dictionary_columns
+
+            self._parquet = pq.ParquetWriter(self.file.handle, self._schema,
+                                             use_dictionary=dictionary_columns(self._schema))
         elif not piece.schema.equals(self._schema):  # the columns are fixed (report.table): not expected
             piece = piece.select(self._schema.names).cast(self._schema)
         self._held.append(piece)

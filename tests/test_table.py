@@ -41,6 +41,20 @@ def test_parquet_keeps_numbers_numeric():
     assert frame.loc[0, "params"] == 175e9
 
 
+def test_parquet_dictionary_encodes_text_and_counts_but_not_measured_figures():
+    """Statuses, sources and chip counts repeat and are dictionary encoded; FLOPs and tokens are nearly all
+    distinct and written plain (table.dictionary_columns), chosen from the columns, not the values."""
+    import pyarrow.parquet as pq
+
+    meta = pq.ParquetFile(io.BytesIO(table.claims_bytes(check_records(RECORDS), "parquet"))).metadata
+    group = meta.row_group(0)
+    encodings = {group.column(i).path_in_schema: group.column(i).encodings for i in range(group.num_columns)}
+    for name in ("status", "params_source", "chips", "errors"):
+        assert "RLE_DICTIONARY" in encodings[name], name
+    for name in ("compute_flops", "tokens", "mfu"):
+        assert "RLE_DICTIONARY" not in encodings[name], name
+
+
 def test_formula_like_text_is_defused_but_numbers_are_not():
     frame = pd.read_csv(io.BytesIO(table.claims_bytes(check_records(RECORDS), "csv")), keep_default_na=False)
     assert frame.loc[3, "id"] == "'=HYPERLINK(\"http://evil\")"
