@@ -89,6 +89,43 @@ def test_other_reports_are_made_by_one_process_and_say_so(folder, tmp_path, fmt,
     assert out2.read_bytes() == out1.read_bytes()
 
 
+def test_a_table_of_an_input_read_in_batches_is_audited_on_every_core_by_default(folder, tmp_path, monkeypatch):
+    """Without --jobs: a claims table of a dataset (read in batches anyway) is audited in one process per core
+    (at most DEFAULT_MAX_JOBS), and says nothing about it; its bytes are those of one process. A report made by
+    one process, or a table to standard output, starts no worker and says nothing either."""
+    from audit import cli as cli_module
+
+    asked = []
+    real = cli_module._check_in_batches
+
+    def spy(*args, **kwargs):
+        asked.append(kwargs["jobs"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cli_module, "_check_in_batches", spy)
+    monkeypatch.setattr(cli_module, "_cores", lambda: 8)
+    one, default = tmp_path / "one.parquet", tmp_path / "default.parquet"
+    code1, _ = _check(str(folder), "-f", "parquet", "-o", str(one), "--batch-size", "10", "-j", "1")
+    code, err = _check(str(folder), "-f", "parquet", "-o", str(default), "--batch-size", "10")
+    assert asked == [1, cli_module.DEFAULT_MAX_JOBS] and "--jobs" not in err
+    assert (code, default.read_bytes()) == (code1, one.read_bytes())
+    asked.clear()
+    _check(str(folder), "-f", "json", "-o", str(tmp_path / "r.json"))
+    _check(str(folder), "-f", "csv")
+    assert asked == [1, 1]
+
+
+@pytest.mark.parametrize("fmt, output, batched, jobs", [
+    ("parquet", "out.parquet", True, 2), ("csv", "out.csv", True, 2),
+    ("parquet", "out.parquet", False, 1),  # one batch: workers would only add their start-up
+    ("json", "out.json", True, 1), ("html", "out.html", True, 1), ("csv", None, True, 1), ("csv", "-", True, 1)])
+def test_default_jobs(fmt, output, batched, jobs, monkeypatch):
+    from audit import cli as cli_module
+
+    monkeypatch.setattr(cli_module, "_cores", lambda: 2)
+    assert cli_module.default_jobs(fmt, output, batched) == jobs
+
+
 @pytest.mark.parametrize("value, message", [("0", "give at least 1"), ("two", "is not a number of processes"),
                                             ("-3", "give at least 1")])
 def test_a_number_of_processes_that_is_not_one_is_a_usage_error(value, message):

@@ -106,9 +106,13 @@ def test_command_line_in_batches(dataset, one, tmp_path):
 def test_a_parquet_file_larger_than_a_batch_is_audited_in_batches_by_default(dataset, tmp_path, monkeypatch):
     # The default batch is 100,000 claims; the rule is the same at 10: a 29-claim file written as a table to a
     # file goes in 3 batches, with the same claims table as one piece; a smaller file, or a text report, does not.
+    # On one core: the batches are then those of one process (more cores share a batch out among workers,
+    # tests/test_parallel.py).
+    import audit.cli
     import audit.stream
 
     monkeypatch.setattr(audit.stream, "DEFAULT_BATCH_SIZE", 10)
+    monkeypatch.setattr(audit.cli, "_cores", lambda: 1)
     _, files = dataset
     out = tmp_path / "claims.parquet"
     res = CliRunner().invoke(cli, ["check", files[2], "-f", "parquet", "-o", str(out)])
