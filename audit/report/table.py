@@ -40,12 +40,11 @@ def claims_frame(result: AuditResult) -> pd.DataFrame:
     for name in SHOWN_QUANTITIES:
         columns[name] = round_array(result.q[name].to_numpy(dtype=float))
         columns[f"{name}_source"] = result.source[name]
-    rows, rules, severity = _with_phases(result)
+    rows, rules, error = _warnings_and_errors(result)
     n = len(result)
-    bad = (severity == "warning") | (severity == "error")
-    columns["rules"] = _rule_sets(rows[bad], rules[bad], n)
-    for sev in ("error", "warning"):
-        columns[f"{sev}s"] = np.bincount(rows[severity == sev], minlength=n)[:n].astype(int)
+    columns["rules"] = _rule_sets(rows, rules, n)
+    columns["errors"] = np.bincount(rows[error], minlength=n)[:n].astype(int)
+    columns["warnings"] = np.bincount(rows[~error], minlength=n)[:n].astype(int)
     # copy=False: each column stays a block of its own; pandas would otherwise copy every column into blocks by
     # dtype (consolidation), which was two thirds of the time of the table (cProfile, 300,000 claims).
     return pd.DataFrame(columns, index=info.index, copy=False)
@@ -72,11 +71,23 @@ def _rule_sets(rows: np.ndarray, rules: np.ndarray, n: int) -> np.ndarray:
     return spelt[np.asarray(inverse).reshape(-1)]
 
 
-def _with_phases(result: AuditResult) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows (claim), rules and severities (as text) of every finding of each claim, its phases' findings
-    included."""
+def _warnings_and_errors(result: AuditResult) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows (claim), rule codes (text) and whether it is an error, of every warning and error of each claim, its
+    phases' included. Severities are compared as the findings' categorical codes, and only the rules of warnings
+    and errors are spelt (ok and info findings are most of them)."""
     def columns(findings: pd.DataFrame, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return rows, _text(findings["rule"]), _text(findings["severity"])
+        severity = findings["severity"]
+        if isinstance(severity.dtype, pd.CategoricalDtype):
+            names = [str(c) for c in severity.cat.categories]
+            codes = severity.cat.codes.to_numpy()
+            error = codes == (names.index("error") if "error" in names else -2)  # -2: no code (NaN is -1)
+            bad = error | (codes == (names.index("warning") if "warning" in names else -2))
+        else:
+            spelt = _text(severity)
+            error = spelt == "error"
+            bad = error | (spelt == "warning")
+        at = np.flatnonzero(bad)
+        return rows[at], _text(findings["rule"].iloc[at]), error[at]
 
     own = columns(result.findings, result.findings["row"].to_numpy(dtype=np.int64))
     phases, parent = result.phase_result, result.phase_parent
