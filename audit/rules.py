@@ -2166,8 +2166,9 @@ class UnknownAccelerator(Rule):
     def evaluate(cls, state: WorkState) -> FindingsPart | None:
         hw = state.hardware
         text = hw["hardware_text"]
-        unknown = text.notna() & hw["accelerator"].isna() & hw["mix"].isna() & (text.astype(str).str.strip() != "")
-        rows = np.flatnonzero(unknown.to_numpy(dtype=bool))
+        maybe = np.flatnonzero((text.notna() & hw["accelerator"].isna() & hw["mix"].isna()).to_numpy(dtype=bool))
+        # A blank text names no hardware: only the few texts the catalog did not match are looked at.
+        rows = maybe[np.array([str(t).strip() != "" for t in text.iloc[maybe]], dtype=bool)] if len(maybe) else maybe
         catalog = state.catalog
 
         def close(key: tuple[str, tuple[str, ...]]) -> str:
