@@ -162,6 +162,7 @@ class ArrowBatch:
         from audit.reading.colmap import MapChoice
         from audit.reading.common import mangle
         from audit.reading.fields import canonical_columns, header_field
+        from audit.reading.normalize import cell_texts, cut_texts, named_ids, text_limit
         from audit.reading.parquetfile import raw_from_arrow
 
         headers = mangle([str(c) for c in self.table.column_names])
@@ -172,8 +173,12 @@ class ArrowBatch:
             return np.full(n, None, dtype=object), np.zeros(n, dtype=bool)
         sub = raw_from_arrow(self.table.rename_columns(headers).select(keep), self.name, first_row=self.first_row)
         sub.files = np.full(n, self.name, dtype=object)
-        info = normalize(canonical_columns(sub, self.name, columns=cmap)).info
-        return info["id"].to_numpy(dtype=object), info["id_given"].to_numpy(dtype=bool)
+        raw = canonical_columns(sub, self.name, columns=cmap)
+        # As normalize reads the id column (and nothing else: the batch's other columns are a worker's to read).
+        texts = cell_texts(raw.frame["id"]).to_numpy(dtype=object) if "id" in raw.frame.columns else \
+            np.full(n, None, dtype=object)
+        rows = raw.rows if raw.rows is not None else np.arange(1, n + 1)
+        return named_ids(cut_texts(texts, text_limit("id"))[0], raw.files, np.asarray(rows))
 
 
 def _integers_with_nulls(handle: Any) -> set[str]:

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from audit.reading import load, read_path
-from audit.reading.normalize import _as_text, _blank, _text_lengths
+from audit.reading.normalize import cell_texts, _blank, _text_lengths
 
 
 def _write(tmp_path, table: pa.Table, name: str = "claims.parquet"):
@@ -50,11 +50,11 @@ def test_parquet_columns_of_every_type_become_python_values_with_none_for_missin
 def test_numbers_keep_their_shortest_repr_as_text_once_per_distinct_number():
     # 0.1 + 0.2 is 0.30000000000000004 (binary floating point); -0.0 is not 0.0; NaN has no text.
     values = [0.1 + 0.2, -0.0, 0.0, 4096.0, np.nan, 1e16, 1e-05] * 3
-    assert _as_text(pd.Series(values)).tolist() == [
+    assert cell_texts(pd.Series(values)).tolist() == [
         "0.30000000000000004", "-0.0", "0.0", "4096.0", None, "1e+16", "1e-05"] * 3
-    assert _as_text(pd.Series([7, -3, 7, 2 ** 40])).tolist() == ["7", "-3", "7", "1099511627776"]
-    assert _as_text(pd.Series([2.5], dtype=np.float32)).tolist() == ["2.5"]
-    assert _as_text(pd.Series([], dtype=float)).tolist() == []
+    assert cell_texts(pd.Series([7, -3, 7, 2 ** 40])).tolist() == ["7", "-3", "7", "1099511627776"]
+    assert cell_texts(pd.Series([2.5], dtype=np.float32)).tolist() == ["2.5"]
+    assert cell_texts(pd.Series([], dtype=float)).tolist() == []
 
 
 def test_text_lengths_and_blank_texts():

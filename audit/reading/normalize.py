@@ -55,7 +55,7 @@ def _one_text(v: Any) -> str | None:
         return f"an integer of about {int(v.bit_length() * 0.30103):,} digits"
 
 
-def _as_text(series: pd.Series) -> pd.Series:
+def cell_texts(series: pd.Series) -> pd.Series:
     """Cells as display text (None when absent); numbers keep their shortest repr (as ``repr(float)``)."""
     dtype = series.dtype
     if pd.api.types.is_float_dtype(dtype) or (pd.api.types.is_integer_dtype(dtype)
@@ -84,6 +84,31 @@ def _text_lengths(texts: np.ndarray) -> np.ndarray:
     present = np.flatnonzero(pd.notna(texts))
     out[present] = np.fromiter(map(len, texts[present].tolist()), dtype=np.int64, count=len(present))
     return out
+
+
+def cut_texts(texts: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """Texts longer than ``limit`` characters cut there (with "…" after), and which were."""
+    too_long = _text_lengths(texts) > limit
+    if too_long.any():
+        texts = texts.copy()
+        texts[too_long] = [t[:limit] + "…" for t in texts[too_long]]
+    return texts, too_long
+
+
+def text_limit(name: str) -> int:
+    """The longest text the schema accepts in text field ``name``."""
+    return _text_limits().get(name, 500)
+
+
+def named_ids(ids: np.ndarray, files: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each claim's id, a claim without one (absent, empty or blank) named by its file and row (``runs.csv#12``),
+    and whether the claim gave it."""
+    missing = _blank(ids)
+    if missing.any():
+        names = map_unique(pd.Series(files[missing], dtype=object), lambda f: Path(str(f)).name if f else "row")
+        ids = ids.copy()
+        ids[missing] = (names + "#" + pd.Series(rows[missing]).astype(str)).to_numpy(dtype=object)
+    return ids, ~missing
 
 
 def _blank(texts: np.ndarray) -> np.ndarray:
@@ -231,7 +256,7 @@ def normalize(raw: RawTable) -> Claims:
             numbers[name] = col.to_numpy(dtype=np.float64)
             cell_text = np.full(n, None, dtype=object)
         else:
-            cell_text = _as_text(col).to_numpy(dtype=object)
+            cell_text = cell_texts(col).to_numpy(dtype=object)
         if header_units is not None:
             cell_text = cell_text.copy()  # may be a view of the input frame's column
             parsed, errors = _parse_quantity(col, q.kind, *header_units, cell_text)
@@ -240,7 +265,7 @@ def normalize(raw: RawTable) -> Claims:
         text_a[:, j] = cell_text
         parsed = np.asarray(parsed, dtype=float)
         # A column of numbers (not booleans) reads with no error, and its text is None exactly where it holds NaN
-        # (:func:`_as_text`): neither needs a look at every cell.
+        # (:func:`cell_texts`): neither needs a look at every cell.
         numbers_only = (pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype)
                         and not pd.api.types.is_complex_dtype(col.dtype))
         err_mask = np.zeros(n, dtype=bool) if numbers_only else errors.notna().to_numpy()
@@ -308,7 +333,7 @@ def normalize(raw: RawTable) -> Claims:
     info_a[:, 0] = np.asarray(files, dtype=object)
     for j, name in enumerate(TEXT_FIELDS, start=1):
         if name in frame.columns:
-            info_a[:, j] = _as_text(frame[name]).to_numpy(dtype=object)
+            info_a[:, j] = cell_texts(frame[name]).to_numpy(dtype=object)
     info = pd.DataFrame(info_a, index=index, columns=["file", *TEXT_FIELDS], dtype=object, copy=False)
     info.insert(1, "row", np.asarray(rows, dtype=int))
     # Text fields: a boolean or structured value is not text; long values are invalid and cut for display.
@@ -318,16 +343,14 @@ def normalize(raw: RawTable) -> Claims:
             continue
         add_invalid(_not_text(frame[name], name), name, f"{name} must be text")
         limit = limits.get(name, 500)
-        too_long = _text_lengths(info[name].to_numpy(dtype=object)) > limit
+        texts, too_long = cut_texts(info[name].to_numpy(dtype=object), limit)
         if too_long.any():
             add_invalid(too_long, name, f"{name} is longer than {limit} characters")
-            info.loc[too_long, name] = info.loc[too_long, name].map(lambda t: t[:limit] + "…")
-    # Identity: a claim without an id is named by its file and row.
-    missing_id = _blank(info["id"].to_numpy(dtype=object))
-    if missing_id.any():
-        names = map_unique(info["file"], lambda f: Path(str(f)).name if f else "row")
-        info.loc[missing_id, "id"] = names[missing_id] + "#" + info.loc[missing_id, "row"].astype(str)
-    info["id_given"] = ~missing_id
+            info[name] = texts
+    ids, given = named_ids(info["id"].to_numpy(dtype=object), info["file"].to_numpy(dtype=object),
+                           info["row"].to_numpy())
+    info["id"] = ids
+    info["id_given"] = given
     # Precision: normalized where it is recognised; text that names none ("Unknown", "n/a") is "not stated", never
     # an invalid claim: the engine then assumes the accelerator's usual precision and says so.
     info["precision_text"] = info["precision"]
