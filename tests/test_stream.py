@@ -293,3 +293,27 @@ def test_parquet_row_groups_do_not_depend_on_the_batches(dataset, one, tmp_path,
     assert written[0] == written[1] == written[2]
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "claims-7.parquet"),
                                   pd.read_parquet(io.BytesIO(table.claims_bytes(one, "parquet"))))
+
+
+def test_the_ids_a_main_process_reads_are_those_normalize_makes(tmp_path):
+    """check --jobs marks duplicate ids in the main process from the id column alone (ArrowBatch.ids): for every
+    kind of id cell (text, blank, missing, a number, one longer than the schema's limit) the ids and whether they
+    were given are those the worker's normalize makes."""
+    from audit.reading import ReadOptions, normalize
+    from audit.stream import _pieces_read
+
+    ids = ["run-1", "  ", None, "", "x" * 600, "run-1", "\u00e9t\u00e9"]
+    path = tmp_path / "ids.parquet"
+    pd.DataFrame({"run_id": ids, "params": ["7B"] * len(ids)}).to_parquet(path, index=False)
+    [batch] = list(_pieces_read([str(path)], 100, ReadOptions()))
+    got, given = batch.ids()
+    info = normalize(batch.raw()).info
+    assert got.tolist() == info["id"].tolist() and given.tolist() == info["id_given"].tolist()
+    assert given.tolist() == [True, False, False, False, True, True, True]
+    from audit.reading.normalize import text_limit
+
+    assert got[1] == "ids.parquet#2" and got[4] == "x" * text_limit("id") + "…"  # a Parquet file's rows count from 1
+    numbers = tmp_path / "numbers.parquet"
+    pd.DataFrame({"id": [1.5, None, 3.0]}).to_parquet(numbers, index=False)
+    [batch] = list(_pieces_read([str(numbers)], 100, ReadOptions()))
+    assert batch.ids()[0].tolist() == normalize(batch.raw()).info["id"].tolist()
