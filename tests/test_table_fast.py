@@ -58,3 +58,18 @@ def test_rounded_is_round_value() -> None:
     want = np.array([round_value(float(v)) if np.isfinite(v) else np.nan for v in x])
     same = ((got == want) & (np.signbit(got) == np.signbit(want))) | (np.isnan(got) & np.isnan(want))
     assert same.all()
+
+
+def test_a_column_of_few_texts_converts_as_cell_by_cell():
+    """Sources and statuses repeat: converted once per distinct text, the same Arrow array as converting every
+    cell (None and NaN missing); a column of distinct texts, or one holding a number, is left to the cell-by-cell
+    conversion (None)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from audit.report.table import _repeated_texts
+
+    values = np.array(["claimed", None, "derived (C001)", float("nan"), "catalog"] * 400, dtype=object)
+    assert _repeated_texts(values).equals(pa.array(values, type=pa.string(), from_pandas=True))
+    assert _repeated_texts(np.array([f"run-{i}" for i in range(2000)], dtype=object)) is None
+    assert _repeated_texts(np.array(["claimed", 1.0] * 1000, dtype=object)) is None
