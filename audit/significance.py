@@ -121,8 +121,8 @@ def number_half_widths(values: np.ndarray) -> np.ndarray:
     ``repr`` writes ``-4 <= E < 16`` positionally (``"2048.0"``, ``"0.0001"``), read as the number itself with
     ``max(0, k - 1 - E)`` decimals (a whole number's ``.0`` is not a stated digit); otherwise in scientific
     notation (``"1.5e-05"``), read as its mantissa ``d.ddd`` with ``k - 1`` decimals. NaN, ±inf and 0 give 0.
-    Arrow's texts are read with trims and searches (no regular expression): a few milliseconds per 100,000
-    numbers, against about 40 ms for writing the reprs (CPU time)."""
+    Arrow's texts are read with trims and searches (no regular expression): about 45 ms per 100,000 floats of
+    17 digits, against about 140 ms for writing their reprs alone (CPU time)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 

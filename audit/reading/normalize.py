@@ -337,12 +337,11 @@ def normalize(raw: RawTable) -> Claims:
     info = pd.DataFrame(info_a, index=index, columns=["file", *TEXT_FIELDS], dtype=object, copy=False)
     info.insert(1, "row", np.asarray(rows, dtype=int))
     # Text fields: a boolean or structured value is not text; long values are invalid and cut for display.
-    limits = _text_limits()
     for name in TEXT_FIELDS:
         if name not in frame.columns:
             continue
         add_invalid(_not_text(frame[name], name), name, f"{name} must be text")
-        limit = limits.get(name, 500)
+        limit = text_limit(name)
         texts, too_long = cut_texts(info[name].to_numpy(dtype=object), limit)
         if too_long.any():
             add_invalid(too_long, name, f"{name} is longer than {limit} characters")

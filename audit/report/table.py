@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from audit.columns import map_unique
+from audit.findings import SEVERITY_RANK
 from audit.records import SHOWN_QUANTITIES
 from audit.report import Options, register
 from audit.result import AuditResult
@@ -76,18 +77,9 @@ def _warnings_and_errors(result: AuditResult) -> tuple[np.ndarray, np.ndarray, n
     phases' included. Severities are compared as the findings' categorical codes, and only the rules of warnings
     and errors are spelt (ok and info findings are most of them)."""
     def columns(findings: pd.DataFrame, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        severity = findings["severity"]
-        if isinstance(severity.dtype, pd.CategoricalDtype):
-            names = [str(c) for c in severity.cat.categories]
-            codes = severity.cat.codes.to_numpy()
-            error = codes == (names.index("error") if "error" in names else -2)  # -2: no code (NaN is -1)
-            bad = error | (codes == (names.index("warning") if "warning" in names else -2))
-        else:
-            spelt = _text(severity)
-            error = spelt == "error"
-            bad = error | (spelt == "warning")
-        at = np.flatnonzero(bad)
-        return rows[at], _text(findings["rule"].iloc[at]), error[at]
+        rank = findings["severity"].cat.codes.to_numpy()  # positions in SEVERITIES (audit.findings.status_of)
+        at = np.flatnonzero(rank >= SEVERITY_RANK["warning"])
+        return rows[at], _text(findings["rule"].iloc[at]), rank[at] == SEVERITY_RANK["error"]
 
     own = columns(result.findings, result.findings["row"].to_numpy(dtype=np.int64))
     phases, parent = result.phase_result, result.phase_parent
@@ -98,13 +90,9 @@ def _warnings_and_errors(result: AuditResult) -> tuple[np.ndarray, np.ndarray, n
 
 
 def _text(column: pd.Series) -> np.ndarray:
-    """A column's cells as ``str`` (an object array), each distinct value converted once."""
-    if isinstance(column.dtype, pd.CategoricalDtype):  # its codes are the factorization (a missing cell: "nan")
-        spelt = np.array([str(x) for x in column.cat.categories] + ["nan"], dtype=object)
-        return spelt[np.asarray(column.cat.codes)] if len(column) else np.empty(0, dtype=object)
-    codes, distinct = pd.factorize(column, use_na_sentinel=False)
-    return np.array([str(x) for x in distinct] + [""], dtype=object)[codes] if len(column) else \
-        np.empty(0, dtype=object)
+    """A categorical column's cells as ``str`` (an object array; a missing cell "nan"), each category spelt once."""
+    spelt = np.array([str(x) for x in column.cat.categories] + ["nan"], dtype=object)
+    return spelt[np.asarray(column.cat.codes)] if len(column) else np.empty(0, dtype=object)
 
 
 FINDINGS_COLUMNS = ("claim_id", "rule", "name", "severity", "quantity", "claimed", "expected", "ratio", "message",
