@@ -13,7 +13,7 @@ import sys
 import tempfile
 import traceback
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NoReturn
 
 import click
 
@@ -1025,5 +1025,40 @@ def diff_command(old: str, new: str, fmt: str, output: str | None, key: str, fai
 
 
 def main() -> None:
-    """Console-script entry point."""
-    cli(prog_name="train-audit")
+    """Console-script entry point: runs the command, then ends the process (:func:`exit_process`)."""
+    try:
+        cli(prog_name="train-audit")
+    except SystemExit as exc:
+        exit_process(exc.code)
+    exit_process(0)
+
+
+def exit_process(code: Any) -> NoReturn:
+    """End the process with ``code`` as :func:`sys.exit` would, without the interpreter's teardown when that is safe.
+
+    The teardown frees every module's objects one by one; with pandas, pyarrow and numpy loaded it takes 0.15-0.2 s
+    on the 2-core machine of ``bench/scale.py`` (``python -c "import pandas"``: 0.75 s, and 0.59 s ending with
+    ``os._exit``), a fifth of a one-claim ``check``. What the teardown does that matters is done first: the
+    handlers registered with :mod:`atexit` run (coverage's, multiprocessing's), and standard output and error are
+    flushed. Any other thread still running (which a normal exit would wait for), or a flush that fails (a closed
+    pipe: Python's own exit then says so), takes the normal way out."""
+    import atexit
+    import threading
+
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:  # sys.exit("message"): the message on stderr, status 1
+        sys.exit(code)
+    run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
+    if threading.active_count() > 1 or run_exit_handlers is None:
+        sys.exit(status)
+    run_exit_handlers()
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        sys.exit(status)
+    os._exit(status)

@@ -90,3 +90,59 @@ def test_the_shipped_profiles_are_valid_column_maps():
     for path in profiles:
         errors = [e.message for e in validator.iter_errors(tomllib.loads(path.read_text(encoding="utf-8")))]
         assert errors == [], (path.name, errors)
+
+
+# ---------------------------------------------------------------------------------- ending the process (exit_process)
+
+_EXAMPLE_CLAIM = '[{"id": "gpt3", "params": "175B", "tokens": "300B", "compute_flops": 3.14e23}]'
+# Ten times the compute 6 · 70B · 1.4T = 5.88e23: a C001 fail (exit 1).
+_FAILING_CLAIM = '[{"id": "x", "params": 70e9, "tokens": 1.4e12, "compute_flops": 5.88e24}]'
+
+
+@pytest.mark.parametrize("content, args, status", [
+    (_EXAMPLE_CLAIM, [], 0),
+    (_FAILING_CLAIM, [], 1),
+    (_FAILING_CLAIM, ["--fail-on", "never"], 0),
+    (None, [], 2),  # a missing file
+])
+def test_the_console_entry_point_ends_with_the_exit_codes_of_the_command(tmp_path, content, args, status):
+    path = tmp_path / "claims.json"
+    if content is not None:
+        path.write_text(content)
+    proc = subprocess.run([sys.executable, "-m", "audit", "check", str(path), "--isolated", *args],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == status, proc.stderr
+    if content is None:
+        assert "no such file" in proc.stderr
+
+
+def test_the_whole_report_reaches_a_pipe_and_the_exit_handlers_run(tmp_path):
+    """The process ends without the interpreter's teardown (audit.cli.exit_process): what is buffered for standard
+    output still arrives whole, and the handlers registered with atexit (coverage's, multiprocessing's) still run."""
+    claims = [{"id": f"run-{i}", "params": 7e9, "tokens": 2e12, "compute_flops": 8.4e22} for i in range(300)]
+    path = tmp_path / "claims.json"
+    path.write_text(json.dumps(claims))
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: print('exit handler ran', file=sys.stderr))\n"
+            "from audit.cli import main\n"
+            "sys.argv = ['train-audit', 'check', sys.argv[1], '--isolated', '-f', 'json']\n"
+            "main()\n")
+    proc = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "exit handler ran" in proc.stderr
+    report = json.loads(proc.stdout)  # the last byte arrived: the text parses
+    assert [c["id"] for c in report["claims"]] == [f"run-{i}" for i in range(300)]
+
+
+def test_a_running_thread_or_a_message_takes_the_normal_way_out(monkeypatch):
+    import threading
+
+    from audit.cli import exit_process
+
+    monkeypatch.setattr(threading, "active_count", lambda: 2)  # a thread a normal exit would wait for
+    with pytest.raises(SystemExit) as exc:
+        exit_process(1)
+    assert exc.value.code == 1
+    with pytest.raises(SystemExit) as exc:
+        exit_process("a message for stderr")  # sys.exit's own handling: the message, status 1
+    assert exc.value.code == "a message for stderr"
