@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from decimal import Decimal
 from math import isfinite
 from typing import Callable, Sequence
 
@@ -175,6 +176,28 @@ def value(name: str, x: float | None, unit: bool = True) -> str:
 #: Units shown after the values of the energy, power, emissions and money quantities.
 _ENERGY_UNITS: dict[str, str] = {"power": "W", "energy": "MWh", "co2": "t CO2e", "usd": "USD",
                                  "usd_rate": "USD/chip-h", "intensity": "kg CO2e/kWh", "ratio": ""}
+
+
+def written(text: str) -> str:
+    """A figure's text as a reader would have written it: the text of a number cell (a JSON number, a Parquet
+    float), which is the number's ``repr`` ("175000000000.0"), in the shortest form that reads back as the same
+    number ("1.75e11", "512"); any other text as it is. A number's ``repr`` keeps every digit and no exponent
+    below 1e16, which no one writes: the original text of a JSON number is gone once it is parsed."""
+    try:
+        x = float(text)
+    except (TypeError, ValueError):
+        return text
+    if not isfinite(x) or repr(x) != text:
+        return text
+    d = Decimal(text).normalize()
+    sign, digits, exponent = d.as_tuple()
+    assert isinstance(exponent, int)  # finite
+    places = len(digits) + exponent  # digits before the point
+    if x == 0 or -3 < places <= 6:  # 0.00123 to 999999: positional, as repr writes it, without a trailing ".0"
+        return text[:-2] if text.endswith(".0") else text
+    mantissa = "".join(map(str, digits))
+    mantissa = mantissa[0] + ("." + mantissa[1:] if len(mantissa) > 1 else "")
+    return f"{'-' if sign else ''}{mantissa}e{places - 1}"
 
 
 def _plain(x: float) -> str:

@@ -1778,7 +1778,7 @@ class Outlier(Rule):
             if name == "catalog_peak":
                 return f"the datasheet peak for {result.cell('hardware', row, 'accelerator_name')}"
             original = result.cell("text", row, name) if result.claims.has_text(name) else None
-            return f"{label(name)} ({original})" if original else label(name)
+            return f"{label(name)} ({fmt.written(original)})" if original else label(name)
 
         if len(cands) == 1:
             name = cands[0]

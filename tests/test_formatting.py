@@ -54,3 +54,28 @@ def test_ratio_and_non_finite() -> None:
     assert fmt.ratio(1.02) == "1.02x"
     assert fmt.ratio(math.inf) == "—"
     assert fmt.sig(math.nan) == "nan"
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("175000000000.0", "1.75e11"),  # JSON's 175e9, parsed: repr keeps every digit and no exponent below 1e16
+    ("540350000000.0", "5.4035e11"),
+    ("2.352e+24", "2.352e24"),
+    ("118.0", "118"),  # a layer count written 118 in JSON, read as a float
+    ("73728.0", "73728"),
+    ("999999.0", "999999"),
+    ("1000000.0", "1e6"),
+    ("-3000000.0", "-3e6"),
+    ("0.5", "0.5"),
+    ("0.00123", "0.00123"),
+    ("0.000123", "1.23e-4"),
+    ("1e-05", "1e-5"),
+    ("0.0", "0"),
+])
+def test_the_text_of_a_number_cell_is_shown_as_a_reader_writes_it(text, shown):
+    assert fmt.written(text) == shown
+    assert float(shown) == float(text)  # the same number
+
+
+@pytest.mark.parametrize("text", ["175B", "1,024", "3.0e5", "1.4e12", "12", "512 GPUs", "nan", "inf", ""])
+def test_a_text_a_person_wrote_is_shown_as_written(text):
+    assert fmt.written(text) == text

@@ -416,7 +416,7 @@ def _record_view(rec: dict[str, Any]) -> dict[str, Any]:
     stated, derived = [], []
     for name, v in rec["quantities"].items():
         if v["source"] == "claimed":
-            stated.append({"label": label(name), "text": v.get("text") or "", "display": v["display"]})
+            stated.append({"label": label(name), "text": fmt.written(v.get("text") or ""), "display": v["display"]})
         else:
             rule = v.get("rule")
             inputs: list[str] = []
@@ -504,7 +504,7 @@ def _figure(result: AuditResult, row: int, name: str, note: str = "") -> str:
     v = result.cell("q", row, name) if name in result.q.columns else None
     inside = []
     if src == "claimed" and text not in (None, ""):
-        inside.append(str(text))
+        inside.append(fmt.written(str(text)))
     elif v is not None and math.isfinite(float(v)):
         inside.append(fmt.value(name, float(v)) + ("" if src == "claimed" else ", derived"))
     if note:
