@@ -317,3 +317,17 @@ def test_the_ids_a_main_process_reads_are_those_normalize_makes(tmp_path):
     pd.DataFrame({"id": [1.5, None, 3.0]}).to_parquet(numbers, index=False)
     [batch] = list(_pieces_read([str(numbers)], 100, ReadOptions()))
     assert batch.ids()[0].tolist() == normalize(batch.raw()).info["id"].tolist()
+
+
+def test_an_id_is_a_duplicate_of_an_earlier_batch_only_when_both_gave_it():
+    """_SeenIds, written out by hand: an id counts as seen once a claim gave it (not when the tool named a claim
+    that had none), whichever of a batch's equal ids gave it."""
+    from audit.stream import _SeenIds
+
+    seen = _SeenIds()
+    first = seen.mark(np.array(["x", "x", "y"], dtype=object), np.array([False, True, True]))
+    assert first.tolist() == [False, False, False]  # nothing before the first batch
+    second = seen.mark(np.array(["x", "z", "y", "w"], dtype=object), np.array([True, True, False, True]))
+    assert second.tolist() == [True, False, False, False]  # "x" was given by the first batch's second claim
+    third = seen.mark(np.array(["z", "w", "q"], dtype=object), np.array([True, True, True]))
+    assert third.tolist() == [True, True, False]
