@@ -473,6 +473,7 @@ class _RelationPlan:
     applies: np.ndarray | None  # the rows it may derive or check on (None: every row)
     upper: np.ndarray | None  # the rows on which it only bounds from above (RelationRule.upper_bound)
     lower: np.ndarray | None  # ... from below (RelationRule.lower_bound)
+    assumed: np.ndarray | None  # the utilization its left-hand side was estimated at (RelationRule.assumed_utilization)
 
 
 class _Claimed:
@@ -632,7 +633,8 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
             moe=moe, n_eff_at=list(rule.relation.quantities).index("n_eff") if "n_eff" in rule.relation.quantities
             else -1, applies=None if applies is None else np.asarray(applies, dtype=bool),
             upper=None if upper is None else np.asarray(upper, dtype=bool),
-            lower=None if lower is None else np.asarray(lower, dtype=bool)))
+            lower=None if lower is None else np.asarray(lower, dtype=bool),
+            assumed=_optional_floats(rule.assumed_utilization(view))))
     params_at, n_eff_col = at["params"], at["n_eff"]
     # The shadow copy holds only the columns the relations read or write (shadow_at: a column's place in it).
     kept = sorted({int(j) for plan in plans for j in plan.cols}
@@ -734,7 +736,7 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
                 signatures[rows, recorded[rows]] = signature
                 recorded[rows] += 1
                 if len(rows):
-                    collect(rule, rows, _Check(q, precision, at, claimed, config, upper, lower))
+                    collect(rule, rows, _Check(q, precision, at, claimed, config, upper, lower, plan.assumed))
             idle = candidates[~used[rule.code][candidates]]  # looked at, neither derived nor checked
             seen[rule.code][idle] = version[idle]
         if not changed:
@@ -770,6 +772,7 @@ class _Check:
     config: Config
     upper: np.ndarray | None
     lower: np.ndarray | None
+    assumed: np.ndarray | None = None
 
     def findings(self, rule: type[RelationRule], rows: np.ndarray) -> FindingsPart:
         """One finding per row: the subject quantity (the first the claim states), its value and the expected
@@ -784,14 +787,15 @@ class _Check:
         no row has one) of each row."""
         return _verdicts(rule, rows, self.q, self.precision, self.at, self.is_claimed, self.config,
                          None if self.upper is None else self.upper[rows],
-                         None if self.lower is None else self.lower[rows])
+                         None if self.lower is None else self.lower[rows],
+                         None if self.assumed is None else self.assumed[rows])
 
 
 def _verdicts(rule: type[RelationRule], rows: np.ndarray, q: np.ndarray, precision: np.ndarray,
               at: Mapping[str, int], is_claimed: Callable[[str], np.ndarray], config: Config,
-              upper: np.ndarray | None, lower: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                                           np.ndarray, np.ndarray | None]:
-    """:meth:`_Check.verdicts` (``upper`` and ``lower`` on ``rows`` only)."""
+              upper: np.ndarray | None, lower: np.ndarray | None, assumed: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """:meth:`_Check.verdicts` (``upper``, ``lower`` and ``assumed`` on ``rows`` only)."""
     cols = list(rule.relation.quantities)
     idx = [at[c] for c in cols]
     claimed_mask = np.column_stack([is_claimed(s)[rows] for s in rule.subjects])
@@ -847,7 +851,27 @@ def _verdicts(rule: type[RelationRule], rows: np.ndarray, q: np.ndarray, precisi
             severity = np.where(within, ok, severity)
             detail = np.where(within, name, detail)
             has_detail = has_detail or bool(within.any())
+    if assumed is not None:
+        # A compute estimated from the hardware at an assumed utilization u (its notes): off from the right-hand
+        # side by C / rhs, the run reached u · rhs / C instead. Between the floor below which a utilization is
+        # flagged (Config.floor) and 100 % that is possible, and the finding a warning; outside, an error still (RelationRule.assumed_utilization).
+        with np.errstate(divide="ignore", invalid="ignore"):
+            reached = assumed * expected / claimed
+        possible = (subject_names == "compute_flops") & (severity == SEVERITY_RANK["error"]) & \
+            (reached >= config.floor) & (reached <= 1.0)
+        if possible.any():
+            severity = np.where(possible, SEVERITY_RANK["warning"], severity)
+            detail = np.where(possible, "assumed-utilization", detail)
+            has_detail = True
     return severity, subject_names, claimed, expected, (detail if has_detail else None)
+
+
+def _optional_floats(values: np.ndarray | None) -> np.ndarray | None:
+    """A relation's per-row figures as floats, or None when it reads none or none is given (NaN everywhere)."""
+    if values is None:
+        return None
+    values = np.asarray(values, dtype=float)
+    return values if bool(np.isfinite(values).any()) else None
 
 
 def architecture(q: pd.DataFrame, claims: Claims, config: Config) -> pd.DataFrame:

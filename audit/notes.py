@@ -27,6 +27,15 @@ example), its notes state the geometric mean of the two as the compute ("Geometr
 the stated compute (within 2 %), in notes that speak of a geometric mean or a square root and not of bounds or a
 range (a geometric mean of a lower and an upper bound is an honest interval, not two estimates).
 
+**A compute estimated from the hardware at an assumed utilization.** When a source states no compute, Epoch AI
+estimates it from the chips, the time and the peak at an assumed utilization, and its notes write the product:
+"123000000000000 FLOP / chip / sec * 512 TPUs * 32 hours * 3600 sec / hour * 0.33 [assumed utilization] =
+2.3940956e+21" (ALBERT-xxlarge), "(4 * 7 * 24 * 3600) seconds * (8 * 3.12e14) FLOP/sec * 0.3 (utilization)"
+(HyenaDNA). The assumed utilization is read back (:func:`assumed_utilization`): the one factor below 1 of a product
+of the notes that is the stated compute (within 5 %), in notes that speak of utilization (or MFU, HFU), every such
+product agreeing on it. Such a compute is no independent figure: where it disagrees with 6·N·D, the disagreement
+says what utilization the run reached, not that a figure is wrong.
+
 **A training compute counted as the forward pass alone.** Training costs about 6 FLOP per parameter per token:
 2 for the forward pass (a multiply and an add per weight) and 4 for the backward pass (Kaplan et al. 2020, sec.
 2.1). Notes sometimes state the training compute as 2 × N × D, the forward pass alone: "Total FLOP:
@@ -551,6 +560,44 @@ def products(notes: object) -> list[Product]:
         found.extend(reader.found)
         i = reader.i
     return [p for p in found if all(math.isfinite(f.value) for f in p.factors) and math.isfinite(p.value)]
+
+
+#: Words in notes that name the utilization a hardware estimate assumes ("0.3 [assumed utilization]", "assumed
+#: 0.33 util rate", "if MFU is around 0.32").
+_UTILIZATION_WORDS = re.compile(r"utili[sz]|\bMFU\b|\bHFU\b", re.IGNORECASE)
+#: How close a product of the notes must be to the stated compute to be its estimate (5 %, as for the other
+#: products the notes are read for: Epoch's notes round their results).
+_ESTIMATE_MATCH = math.log(1.05)
+
+
+def assumed_utilization(notes: object, compute: float) -> float:
+    """The utilization that ``notes`` assume to estimate the stated ``compute`` from the hardware and time, or NaN
+    when they state no such estimate: the one factor below 1 (written as a figure, not a divisor) of a product of
+    at least three factors whose value is the compute within 5 %, in notes that speak of utilization, MFU or HFU;
+    when several products fit, they must agree on it.
+
+    >>> assumed_utilization("123000000000000 FLOP / chip / sec * 512 TPUs * 32 hours * 3600 sec / hour * 0.33 "
+    ...                     "[assumed utilization] = 2.3940956e+21", 2.39e21)
+    0.33
+    >>> assumed_utilization("6 * 600B * 96.6B = 3.478e23", 3.478e23)
+    nan
+    """
+    if not isinstance(notes, str) or not (compute > 0) or not _UTILIZATION_WORDS.search(notes):
+        return math.nan
+    found: set[float] = set()
+    for product in products(notes):
+        if len(product.factors) < 3 or not (product.value > 0) or \
+                abs(math.log(product.value / compute)) > _ESTIMATE_MATCH:
+            continue
+        below_one = [f.value for f in product.factors if 0.0 < f.value < 1.0 and not f.text.startswith("/")]
+        if len(below_one) == 1:
+            found.add(below_one[0])
+    return found.pop() if len(found) == 1 else math.nan
+
+
+def assumed_utilizations(notes: pd.Series, compute: np.ndarray) -> np.ndarray:
+    """:func:`assumed_utilization` for a column, once per distinct (notes, compute) pair (NaN where none)."""
+    return _per_distinct_pair(assumed_utilization, notes, compute, empty=math.nan).astype(float)
 
 
 #: Notes that say the model learned without back-propagation (Hebbian rules, self-organization, update rules

@@ -29,7 +29,7 @@ from audit import formatting as fmt
 from audit.columns import map_unique
 from audit.config import Config
 from audit.findings import SEVERITIES, SEVERITY_RANK, FindingsPart, concat_parts, findings_part
-from audit.notes import TOKENS_SEEN_HOW, compute_sum, dataset_units
+from audit.notes import TOKENS_SEEN_HOW, assumed_utilization, compute_sum, dataset_units
 from audit.quantities import label
 from audit.flops import ARCHITECTURE_CONVENTIONS
 from audit.state import WorkState, effective_params, finetunes
@@ -390,6 +390,15 @@ class RelationRule(Rule):
         """Rows on which the relation only bounds from below: its left-hand side (the compute) may exceed the
         right-hand side by any factor, as a compute that its notes build as a sum of several trainings exceeds
         6·N·D of the one the claim describes (None: no such rows)."""
+        return None
+
+    @classmethod
+    def assumed_utilization(cls, state: WorkState) -> np.ndarray | None:
+        """Per row, the utilization at which the claim's notes estimated its left-hand side (the compute) from the
+        hardware and time (NaN: no such estimate; None: the relation does not read one). Where the relation then
+        disagrees, the run reached another utilization: an error only when that one is impossible (above 100 %)
+        or below the floor below which a utilization is flagged (``Config.floor``), else a warning (detail
+        ``assumed-utilization``)."""
         return None
 
     @classmethod
@@ -771,8 +780,18 @@ class ComputeSixND(RelationRule):
     dataset's notes (``dataset_notes``) may say that the size counts words (4/3 tokens each) or other datapoints
     such as examples or sentence pairs, which are not tokens (:mod:`audit.notes`).
 
+    A compute that its notes estimate from the hardware and time at an assumed utilization (Epoch AI's practice
+    when a source states none: "123000000000000 FLOP / chip / sec * 512 TPUs * 32 hours * 3600 sec / hour * 0.33
+    [assumed utilization]") is no independent figure: beyond the tolerance, the disagreement says that the run
+    reached another utilization, u × 6·N·D / C. Where that one is possible (from the floor below which a
+    utilization is itself flagged, 1 %, to 100 %), the finding is a warning that says so, not an error. ALBERT-xxlarge, Epoch's row:
+    2.39e21 at an assumed 33 % against 6 × 235M × 262B = 3.69e20 (6.47x), so 5.1 % reached: a warning (its
+    weights are shared across 12 layers, so it does about ten times the work of 6 FLOP per parameter per token).
+
     **References.** Kaplan et al. 2020, *Scaling Laws for Neural Language Models*, Sec. 2.1 (C ≈ 6N per token);
-    Hoffmann et al. 2022, *Training Compute-Optimal LLMs* (Chinchilla), Sec. 3.
+    Hoffmann et al. 2022, *Training Compute-Optimal LLMs* (Chinchilla), Sec. 3; Lan et al. 2019, *ALBERT*,
+    Sec. 3.1 (cross-layer parameter sharing); Epoch AI, *Estimating training compute of deep learning models*
+    (2022): the hardware method at an assumed utilization.
     """
 
     code = "C001"
@@ -803,7 +822,14 @@ class ComputeSixND(RelationRule):
         return state.compute_stages() != ""
 
     @classmethod
+    def assumed_utilization(cls, state: WorkState) -> np.ndarray | None:
+        # A compute its notes estimate from the hardware at an assumed utilization (audit.notes).
+        return state.assumed_utilization()
+
+    @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        if f["detail"] == "assumed-utilization":
+            return cls._assumed_utilization_message(result, f)
         if f["detail"] != "upper-bound":
             return cls.bound_message(result, f) or super().message(result, f)
         row = int(f["row"])
@@ -813,6 +839,21 @@ class ComputeSixND(RelationRule):
                 f"{fmt.value('compute_flops', 6.0 * n * d)} with N = {fmt.value('params', n)}, the total of a "
                 f"mixture-of-experts model (its active parameters are not stated): consistent if about "
                 f"{fmt.value('params', share * n)} parameters are active per token; state active_params to check it")
+
+    @classmethod
+    def _assumed_utilization_message(cls, result: "AuditResult", f: FindingRow) -> str:
+        row = int(f["row"])
+        c, six = float(f["claimed"]), float(f["expected"])
+        u = assumed_utilization(result.cell("info", row, "compute_notes"),
+                                float(result.claims.values["compute_flops"].iat[row]))
+        reached = f"{fmt.sig(u * six / c * 100)} %" if math.isfinite(u) else "another utilization"
+        assumed = f"{fmt.sig(u * 100)} %" if math.isfinite(u) else "a utilization"
+        return (f"{label('compute_flops')} {fmt.value('compute_flops', c)} (claimed) differs from "
+                f"{fmt.value('compute_flops', six)} implied by C = 6 · N · D (ratio {fmt.ratio(c / six)}), and its "
+                f"notes estimate it from the hardware and time at an assumed utilization of {assumed}: with 6 · N · D "
+                f"as the work done, the run reached {reached}, which is possible. The assumed utilization, N or D is "
+                f"off (or the model does more than 6 FLOP per parameter per token: shared weights, long sequences): "
+                f"a warning, not an error")
 
 
 class ChipHours(RelationRule):

@@ -18,7 +18,7 @@ from audit.claims import Claims
 from audit.config import Config
 from audit.columns import distinct_codes, distinct_pairs
 from audit.findings import FindingsPart
-from audit.notes import compute_sums, geometric_means
+from audit.notes import assumed_utilizations, compute_sums, geometric_means
 from audit.quantities import SPARSE_PATTERN
 
 
@@ -70,6 +70,8 @@ class TextReadings:
     compute_stages: np.ndarray | None = None
     #: :meth:`WorkState.compute_estimates`, every claim.
     compute_estimates: tuple[np.ndarray, np.ndarray] | None = None
+    #: :meth:`WorkState.assumed_utilization`, every claim.
+    assumed_utilization: np.ndarray | None = None
 
 
 def finetunes(claims: Claims) -> np.ndarray:
@@ -176,6 +178,15 @@ class WorkState:
                 self._compute_notes(), self.claims.values["compute_flops"].to_numpy(dtype=float))
         high, low = self.readings.compute_estimates
         return (high, low) if self.rows is None else (high[self.rows], low[self.rows])
+
+    def assumed_utilization(self) -> np.ndarray:
+        """The utilization that the claim's compute notes assumed to estimate its stated compute from the hardware
+        and time (NaN where they state no such estimate; :func:`audit.notes.assumed_utilization`)."""
+        if self.readings.assumed_utilization is None:
+            self.readings.assumed_utilization = assumed_utilizations(
+                self._compute_notes(), self.claims.values["compute_flops"].to_numpy(dtype=float))
+        found = self.readings.assumed_utilization
+        return found if self.rows is None else found[self.rows]
 
     def _compute_notes(self) -> pd.Series:
         """Every claim's compute notes (None where the input has no such column)."""

@@ -2,13 +2,14 @@
 
 The texts are Epoch AI's own notes (notable_ai_models.csv, CC-BY), quoted as they are in the file."""
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from audit.notes import (OTHER, TOKENS, WORDS, compute_sum, compute_sums, geometric_mean, geometric_means, tokens_seen,
-                         unit_of,
-                         units_of)
+from audit.notes import (OTHER, TOKENS, WORDS, assumed_utilization, assumed_utilizations, compute_sum, compute_sums,
+                         geometric_mean, geometric_means, tokens_seen, unit_of, units_of)
 
 
 @pytest.mark.parametrize("notes, size, unit", [
@@ -119,3 +120,40 @@ def test_geometric_means_of_a_column():
 ])
 def test_tokens_seen_reads_a_size_that_is_the_tokens_a_training_processed(notes, size, seen):
     assert tokens_seen(notes, size) is seen
+
+
+# ---------------------------------------------------------------------- a compute estimated from the hardware
+
+@pytest.mark.parametrize("notes, compute, found", [
+    # ALBERT-xxlarge, Epoch's row: 123e12 × 512 × 32 × 3600 × 0.33 = 2.3941e21, the stated 2.39e21.
+    ("32 hours of training\n512 TPU V3s\n0.33 utilization rate\n\n123000000000000 FLOP / chip / sec * 512 TPUs * "
+     "32 hours * 3600 sec / hour * 0.33 [assumed utilization] = 2.3940956e+21 FLOP", 2.39e21, 0.33),
+    # HyenaDNA: (4 × 7 × 24 × 3600) × (8 × 3.12e14) × 0.3 = 1.8115e21, the stated 1.81e21 (parentheses read).
+    ("8 Nvidia A100 (80GB) GPUs, ~4 weeks (4 * 7 * 24 * 3600) seconds * (8 * 3.12e14) FLOP/sec * 0.3 (utilization) "
+     "= 1.81e21", 1.81e21, 0.3),
+    # A utilization written as a percentage (GLM-130B's notes write "32.5%"): 3.12e14 × 768 × 60 × 86400 × 0.325
+    # = 4.037e23.
+    ("3.12e14 FLOP/s/GPU * 768 GPUs * 60 days * 86400 s/day * 32.5% utilization", 4.037e23, 0.325),
+    # GLaM: 6ND (3.478e23) and a hardware estimate (3.636e23) that is the stated compute: its 0.3 is read.
+    ("6 * 600B * 96.6B = 3.478e23\n2.75e14 * 139.67 * 365.25 * 24 * 3600 * 0.3 = 3.636e23 ... derive hardware "
+     "utilization from the training time", 3.6363112434e23, 0.3),
+    # The hardware product is not the stated compute (2.39e21 against 5e21): nothing is read.
+    ("123000000000000 FLOP / chip / sec * 512 TPUs * 32 hours * 3600 sec / hour * 0.33 [assumed utilization]",
+     5e21, math.nan),
+    # No utilization spoken of: a factor below 1 is a share, not an assumption (0.5 × 6 × 1e9 × 1e12 = 3e21).
+    ("0.5 * 6 * 1e9 * 1e12 = 3e21 (half the tokens were repeated)", 3e21, math.nan),
+    # A divisor below 1 is no utilization: 9.32e9 / 16 × 1.28e6 × 110 × 3 = 2.46e17 (Big-Little Net's slip).
+    ("9.32 GFLOP per image * 1.28M / 16 * 110 * 3 utilization unknown", 9.32e9 / 16 * 1.28e6 * 110 * 3, math.nan),
+    # Two products that are the compute but assume different utilizations: no reading.
+    ("1e15 * 1e6 * 0.3 = 3e20 utilization; or 2e15 * 1e6 * 0.15 = 3e20", 3e20, math.nan),
+])
+def test_assumed_utilization_reads_the_factor_a_hardware_estimate_assumes(notes, compute, found):
+    got = assumed_utilization(notes, compute)
+    assert (math.isnan(got) and math.isnan(found)) or got == pytest.approx(found, rel=1e-12)
+
+
+def test_assumed_utilizations_of_a_column():
+    notes = pd.Series(["1e15 FLOP/s * 1e6 s * 0.3 [assumed utilization]", None, "1e15 * 1e6 * 0.3 utilization"],
+                      dtype=object)
+    found = assumed_utilizations(notes, np.array([3e20, 3e20, 9e20]))  # the last: 3e20 is not the compute 9e20
+    assert found[0] == pytest.approx(0.3) and np.isnan(found[1:]).all()

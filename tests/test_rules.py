@@ -31,7 +31,8 @@ def load_fixture(path: Path) -> dict:
     assert set(doc) == {"rule", "cases"}, f"{path.name}: keys {sorted(doc)}"
     assert path.stem == doc["rule"], f"{path.name} holds the cases of {doc['rule']}"
     for case in doc["cases"]:
-        assert {"name", "expect", "claims"} <= set(case) <= {"name", "expect", "claims", "ratio"}, (path.name, case)
+        assert {"name", "expect", "claims"} <= set(case) <= {"name", "expect", "claims", "ratio", "detail"}, \
+            (path.name, case)
         assert case["expect"] in EXPECTS, (path.name, case["name"], case["expect"])
         assert isinstance(case["claims"], list) and case["claims"], (path.name, case["name"])
     names = [c["name"] for c in doc["cases"]]
@@ -114,3 +115,5 @@ def test_fixture_case(code, case):
     assert severities == [case["expect"]], f"{code}: {severities}; all findings: {everything}"
     if "ratio" in case:
         assert float(mine["ratio"].iloc[0]) == pytest.approx(case["ratio"], rel=1e-4)
+    if "detail" in case:  # how the verdict was reached (a bound, an assumed utilization, ...)
+        assert mine["detail"].iloc[0] == case["detail"]
