@@ -341,8 +341,10 @@ def geometric_means(notes: pd.Series, compute: np.ndarray) -> tuple[np.ndarray, 
     """:func:`geometric_mean` for a column, once per distinct (notes, compute) pair: (larger, smaller)
     estimates, NaN where the notes state none."""
     pairs = _per_distinct_pair(geometric_mean, notes, compute, empty=None)
-    high = np.array([p[0] if p else np.nan for p in pairs], dtype=float)
-    low = np.array([p[1] if p else np.nan for p in pairs], dtype=float)
+    high, low = np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
+    found = np.flatnonzero(pd.notna(pairs))  # a loop over the claims whose notes state one, not over every claim
+    if len(found):
+        high[found], low[found] = np.array(pairs[found].tolist(), dtype=float).T
     return high, low
 
 
