@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import signal
 import tempfile
 from collections import Counter, deque
@@ -47,11 +48,19 @@ DEFAULT_BATCH_SIZE = 100_000
 MIN_JOB_BATCH_SIZE = 10_000
 
 
-def default_batch_size(jobs: int = 1) -> int:
+#: Claims a worker process makes the JSON report of at once (``jobs``): their text, about 8 kB a claim on the
+#: benchmark's claims, comes back to the main process whole (5,000 claims: about 40 MB).
+JSON_JOB_BATCH_SIZE = 5_000
+
+
+def default_batch_size(jobs: int = 1, fmt: str | None = None) -> int:
     """Claims audited at once unless told otherwise: :data:`DEFAULT_BATCH_SIZE` shared out among ``jobs`` worker
     processes (at least :data:`MIN_JOB_BATCH_SIZE`), so that two workers hold about the memory of one process
-    (bench/scale.py: 1.2 GiB for two workers with batches of 50,000, 2.0 GiB with batches of 100,000)."""
-    return DEFAULT_BATCH_SIZE if jobs <= 1 else max(MIN_JOB_BATCH_SIZE, DEFAULT_BATCH_SIZE // jobs)
+    (bench/scale.py: 1.2 GiB for two workers with batches of 50,000, 2.0 GiB with batches of 100,000); the JSON
+    report (``fmt`` ``json``) in several processes: :data:`JSON_JOB_BATCH_SIZE`."""
+    if jobs <= 1:
+        return DEFAULT_BATCH_SIZE
+    return JSON_JOB_BATCH_SIZE if fmt == "json" else max(MIN_JOB_BATCH_SIZE, DEFAULT_BATCH_SIZE // jobs)
 
 
 #: Extensions read record batch by record batch.
@@ -482,6 +491,30 @@ class JsonWriter:
             self.file.handle.write(self.text.claims(records).encode("utf-8"))
         self.phases += 0 if result.phase_result is None else len(result.phase_result)
 
+    def write_rendered(self, rendered: "RenderedClaims") -> bool:
+        """Write a batch's claims as a worker process made their text (:func:`rendered_claims`), which is the text
+        :meth:`write` makes when the batch's extra fields come in the order the batches so far met them, its
+        phases' input rows numbered from 1 here renumbered after the phases of the batches before it. False (and
+        nothing written) when the text cannot be used so: the caller then audits the batch here and calls
+        :meth:`write`."""
+        order = dict(self.extra_order)
+        order.update(dict.fromkeys(rendered.extras))
+        place = {name: k for k, name in enumerate(order)}
+        if sorted(rendered.extras, key=place.__getitem__) != rendered.extras:
+            return False  # a file whose new columns come before columns an earlier file had (rare)
+        text = rendered.text
+        if rendered.phases and self.phases:
+            renumbered = _phase_rows_after(text, rendered.phases, self.phases)
+            if renumbered is None:
+                return False
+            text = renumbered
+        if rendered.count:
+            self.file.handle.write(self.text.opening().encode("utf-8") + text)
+            self.text.count += rendered.count
+        self.extra_order.update(order)
+        self.phases += rendered.phases
+        return True
+
     def close(self, summary: StreamSummary) -> None:
         """Finish the file with the summary of the whole input."""
         self.file.handle.write(self.text.end(summary.json_summary()).encode("utf-8"))
@@ -490,6 +523,47 @@ class JsonWriter:
     def abort(self) -> None:
         """Drop the file."""
         self.file.abort()
+
+
+#: A phase's input in a claim's JSON record: its input row is its row among the phases of the whole input.
+_PHASE_INPUT = re.compile(rb'"input": \{"file": "<phases>", "row": (\d+)\}')
+
+
+def _phase_rows_after(text: bytes, phases: int, before: int) -> bytes | None:
+    """``text`` (a batch's claims, its phases' input rows numbered 1 to ``phases``) with those rows numbered after
+    ``before``, or None unless exactly the batch's phases, in order, hold such an input (a field of a claim could
+    hold an object written the same way: then the text is not used)."""
+    found = _PHASE_INPUT.findall(text)
+    if len(found) != phases or [int(row) for row in found] != list(range(1, phases + 1)):
+        return None
+    return _PHASE_INPUT.sub(lambda m: b'"input": {"file": "<phases>", "row": %d}' % (int(m.group(1)) + before), text)
+
+
+@dataclass
+class RenderedClaims:
+    """A batch's claims as a worker process writes them for the JSON report (:func:`rendered_claims`)."""
+
+    #: The claims' records as :class:`audit.report.json_out.JsonText` writes them, without the document's opening
+    #: or the comma before the first: UTF-8.
+    text: bytes
+    count: int
+    #: The batch's extra fields, in the order its records write them (the batch's own).
+    extras: list[str]
+    #: The phases of the batch's claims (their input rows are numbered from 1 in ``text``).
+    phases: int
+
+
+def rendered_claims(result: AuditResult) -> RenderedClaims:
+    """The JSON text of a batch's claims, made in a worker process: :func:`audit.records.claim_chunks` with the
+    batch's extra fields in its own order and its phases numbered from 1, which the main process checks and
+    renumbers (:meth:`JsonWriter.write_rendered`)."""
+    from audit.records import claim_chunks
+    from audit.report.json_out import claims_text
+
+    text = ",\n".join(claims_text(records) for records in claim_chunks(result))
+    extras = [str(name) for name in result.claims.extras.columns if name != "phases"]
+    phases = 0 if result.phase_result is None else len(result.phase_result)
+    return RenderedClaims(text=text.encode("utf-8"), count=len(result), extras=extras, phases=phases)
 
 
 def table_piece(frame: pd.DataFrame, fmt: str, header: bool = True) -> Any:
@@ -590,14 +664,20 @@ def _audit_batch(batch: Claims | ArrowBatch, id_seen: np.ndarray | None, first: 
     """Audit one batch in a worker process and make its tables (the same functions as in one process)."""
     from audit.report import table
 
-    claims = batch if isinstance(batch, Claims) else _marked(normalize(batch.raw()), id_seen)
-    result = _WORKER["audit"](claims)
+    result = _WORKER["audit"](_claims_of(batch, id_seen))
     fmt, findings_fmt = _WORKER["fmt"], _WORKER["findings_fmt"]
+    made = None if fmt is None else rendered_claims(result) if fmt == "json" else \
+        table_piece(table.claims_frame(result), fmt, header=first)
     return _Piece(counts=summary(result), unread_columns=list(result.claims.unread_columns),
-                  notes=list(result.claims.notes),
-                  table=None if fmt is None else table_piece(table.claims_frame(result), fmt, header=first),
+                  notes=list(result.claims.notes), table=made,
                   findings=None if findings_fmt is None else table_piece(table.findings_frame(result), findings_fmt,
                                                                         header=first))
+
+
+def _claims_of(batch: Claims | ArrowBatch, id_seen: np.ndarray | None) -> Claims:
+    """A batch for a worker as claims: a Parquet file's record batch made into claims and marked with the ids
+    earlier batches gave; any other batch came as claims, marked."""
+    return batch if isinstance(batch, Claims) else _marked(normalize(batch.raw()), id_seen)
 
 
 def _batches_to_audit(paths: Sequence[str], batch_size: int, options: ReadOptions
@@ -616,9 +696,9 @@ def _batches_to_audit(paths: Sequence[str], batch_size: int, options: ReadOption
 
 def _pieces(batches: Iterator[tuple[Claims | ArrowBatch, np.ndarray | None]],
             audit: Callable[[Claims], AuditResult], fmt: str | None, findings_fmt: str | None,
-            jobs: int) -> Iterator[_Piece]:
+            jobs: int) -> Iterator[tuple[_Piece, Claims | ArrowBatch, np.ndarray | None]]:
     """The batches audited in ``jobs`` worker processes, in input order, with at most ``jobs`` batches ahead of the
-    one being written (memory: about ``jobs + 1`` batches)."""
+    one being written (memory: about ``jobs + 1`` batches): each with the batch and its ids seen before."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -636,11 +716,13 @@ def _pieces(batches: Iterator[tuple[Claims | ArrowBatch, np.ndarray | None]],
     try:
         pending: deque[Any] = deque()
         for i, (batch, id_seen) in enumerate(batches):
-            pending.append(executor.submit(_audit_piece, batch, id_seen, i == 0))
+            pending.append((executor.submit(_audit_piece, batch, id_seen, i == 0), batch, id_seen))
             if len(pending) > jobs:
-                yield _done(pending.popleft())
+                future, done_batch, done_seen = pending.popleft()
+                yield _done(future), done_batch, done_seen
         while pending:
-            yield _done(pending.popleft())
+            future, done_batch, done_seen = pending.popleft()
+            yield _done(future), done_batch, done_seen
         finished = True
     finally:
         if finished:
@@ -691,9 +773,9 @@ def stream_check(paths: Sequence[str], output: str | None, fmt: str, findings_pa
     one batch (default :func:`audit.pipeline.audit_claims` with ``config``). Returns the summary of the whole
     input; a fail status is in its counts. Both files appear complete, or not at all.
 
-    ``jobs`` > 1 audits the batches of a claims table (``csv``, ``parquet``) and of the findings table in that many
-    worker processes (``audit`` must then be picklable, e.g. a :class:`BatchAuditor`); the files are those of one
-    process, byte for byte. The JSON and text reports are made in one process."""
+    ``jobs`` > 1 audits the batches of a claims table (``csv``, ``parquet``), of the JSON report and of the
+    findings table in that many worker processes (``audit`` must then be picklable, e.g. a :class:`BatchAuditor`);
+    the files are those of one process, byte for byte. The text report is made in one process."""
     from audit.report import table
     from audit.report.text import TextCollector
 
@@ -708,12 +790,16 @@ def stream_check(paths: Sequence[str], output: str | None, fmt: str, findings_pa
     total = StreamSummary()
     if jobs > 1 and (count_rows(input_files(paths)) or batch_size + 1) <= batch_size:
         jobs = 1  # one batch: starting worker processes would only add their start-up
-    if jobs > 1 and collector is None and not isinstance(writer, JsonWriter):
+    if jobs > 1 and collector is None:
+        auditor = audit or BatchAuditor(config or Config.default())
         try:
-            for piece in _pieces(_batches_to_audit(paths, batch_size, options or ReadOptions()),
-                                 audit or BatchAuditor(config or Config.default()),
-                                 None if writer is None else fmt, f_fmt if fwriter is not None else None, jobs):
-                if isinstance(writer, TableWriter):
+            for piece, batch, id_seen in _pieces(_batches_to_audit(paths, batch_size, options or ReadOptions()),
+                                                 auditor, None if writer is None else fmt,
+                                                 f_fmt if fwriter is not None else None, jobs):
+                if isinstance(writer, JsonWriter):
+                    if not writer.write_rendered(piece.table):  # the batch again, here (JsonWriter.write_rendered)
+                        writer.write(auditor(_claims_of(batch, id_seen)))
+                elif isinstance(writer, TableWriter):
                     writer.write_piece(piece.table)
                 if fwriter is not None:
                     fwriter.write_piece(piece.findings)

@@ -358,10 +358,15 @@ def run_cases(n: int, batch: int, factor: int, words_rows: int, json_path: Path 
             rows.append(("JSON: the records, a chunk of claims at a time (claim_chunks)", json_rows, r_wall, r_cpu,
                          float("nan"), r_cpu / d_cpu))
             rows.append(("JSON: stdlib json.dumps of the same records", json_rows, d_wall, d_cpu, float("nan"), 1.0))
+            # As run by default: two worker processes here (audit.cli.default_jobs); then in one process.
+            wall, _, mib, _ = measure_tree([*cli, "check", str(data_json), "--format", "json", "-o",
+                                            str(tmpd / "out.json")])
+            rows.append(("check --format json -o FILE, as run (default: a worker per core, batches of 5,000; "
+                         "memory: all processes)", json_rows, wall, float("nan"), mib, None))
             wall, cpu, mib, _ = measure([*cli, "check", str(data_json), "--format", "json", "-o",
-                                         str(tmpd / "out.json")])
-            rows.append(("check --format json -o FILE (written a chunk of claims at a time)", json_rows, wall, cpu,
-                         mib, None))
+                                         str(tmpd / "out1.json"), "--jobs", "1"])
+            rows.append(("check --format json -o FILE --jobs 1 (one process, written a chunk of claims at a time)",
+                         json_rows, wall, cpu, mib, None))
         small = tmpd / "one.json"
         small.write_text(json.dumps([{"id": "gpt3", "params": "175B", "tokens": "300B", "compute_flops": 3.14e23}]))
         wall, cpu, mib, _ = measure([*cli, "--help"])

@@ -11,7 +11,7 @@ import threading
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from test_stream import _claims
+from test_stream import _claims, noted  # noqa: F401  (a fixture of test_stream, used here too)
 
 from audit.cli import cli
 from audit.stream import BatchAuditor, stream_check
@@ -77,10 +77,9 @@ def test_the_library_takes_jobs(folder, tmp_path):
     assert two.read_bytes() == one.read_bytes()
 
 
-@pytest.mark.parametrize("fmt, batches", [("json", ("--batch-size", "30")), ("html", ()), ("text", ())])
+@pytest.mark.parametrize("fmt, batches", [("html", ()), ("text", ())])
 def test_other_reports_are_made_by_one_process_and_say_so(folder, tmp_path, fmt, batches):
-    """--jobs changes nothing else: a text or HTML report of a file stays one piece (not batches), a JSON one is
-    the same bytes."""
+    """--jobs changes nothing else: a text or HTML report of a file stays one piece (not batches)."""
     src = str(sorted(folder.glob("*.parquet"))[0])
     out1, out2 = tmp_path / f"r1.{fmt}", tmp_path / f"r2.{fmt}"
     _check(src, "-f", fmt, "-o", str(out1), *batches)
@@ -110,20 +109,25 @@ def test_a_table_of_an_input_read_in_batches_is_audited_on_every_core_by_default
     assert asked == [1, cli_module.DEFAULT_MAX_JOBS] and "--jobs" not in err
     assert (code, default.read_bytes()) == (code1, one.read_bytes())
     asked.clear()
-    _check(str(folder), "-f", "json", "-o", str(tmp_path / "r.json"))
+    _check(str(folder), "-f", "json", "-o", str(tmp_path / "r.json"))  # the JSON report too (written to a file)
     _check(str(folder), "-f", "csv")
-    assert asked == [1, 1]
+    assert asked == [cli_module.DEFAULT_MAX_JOBS, 1]
 
 
-@pytest.mark.parametrize("fmt, output, batched, jobs", [
-    ("parquet", "out.parquet", True, 2), ("csv", "out.csv", True, 2),
-    ("parquet", "out.parquet", False, 1),  # one batch: workers would only add their start-up
-    ("json", "out.json", True, 1), ("html", "out.html", True, 1), ("csv", None, True, 1), ("csv", "-", True, 1)])
-def test_default_jobs(fmt, output, batched, jobs, monkeypatch):
+@pytest.mark.parametrize("fmt, output, batched, claims, jobs", [
+    ("parquet", "out.parquet", True, None, 2), ("csv", "out.csv", True, None, 2),
+    ("parquet", "out.parquet", False, None, 1),  # one batch: workers would only add their start-up
+    ("json", "out.json", True, None, 2),
+    # The JSON report of a Parquet file of more than one JSON batch (5,000 claims) is made on every core; of one
+    # batch, or of an input it cannot count, in one process.
+    ("json", "out.json", False, 5_001, 2), ("json", "out.json", False, 5_000, 1), ("json", "out.json", False, None, 1),
+    ("json", None, True, 20_000, 1), ("json", "-", False, 20_000, 1),
+    ("html", "out.html", True, None, 1), ("csv", None, True, None, 1), ("csv", "-", True, None, 1)])
+def test_default_jobs(fmt, output, batched, claims, jobs, monkeypatch):
     from audit import cli as cli_module
 
     monkeypatch.setattr(cli_module, "_cores", lambda: 2)
-    assert cli_module.default_jobs(fmt, output, batched) == jobs
+    assert cli_module.default_jobs(fmt, output, batched, claims) == jobs
 
 
 @pytest.mark.parametrize("value, message", [("0", "give at least 1"), ("two", "is not a number of processes"),
@@ -170,14 +174,15 @@ class _Broken(BatchAuditor):
         return super().__call__(claims)
 
 
-def test_a_bug_in_a_worker_stops_the_run_with_its_traceback(folder, tmp_path):
+@pytest.mark.parametrize("fmt", ["parquet", "json"])
+def test_a_bug_in_a_worker_stops_the_run_with_its_traceback(folder, tmp_path, fmt):
     from audit.stream import WorkerError
 
-    out = tmp_path / "out.parquet"
+    out = tmp_path / f"out.{fmt}"
     with pytest.raises(WorkerError, match="in a worker process: KeyError: 'no such column'") as caught:
-        stream_check([str(folder)], str(out), "parquet", batch_size=10, audit=_Broken(Config.default()), jobs=2)
+        stream_check([str(folder)], str(out), fmt, batch_size=10, audit=_Broken(Config.default()), jobs=2)
     assert "raise KeyError" in str(caught.value.__cause__)  # the worker's own traceback
-    assert not out.exists() and not list(tmp_path.glob(".out.parquet.*"))
+    assert not out.exists() and not list(tmp_path.glob(f".out.{fmt}.*"))
 
 
 class _Killed(BatchAuditor):
@@ -208,3 +213,47 @@ def test_a_worker_that_dies_stops_the_run_instead_of_waiting_for_ever(folder, tm
     assert len(caught) == 1 and isinstance(caught[0], WorkerError)
     assert "a worker process ended before its batch was done" in str(caught[0])
     assert not out.exists() and not list(tmp_path.glob(".out.parquet.*"))
+
+
+@pytest.mark.parametrize("which", ["folder", "noted"])
+def test_the_json_report_made_in_two_processes_is_the_json_of_one(request, which, tmp_path, monkeypatch):
+    """The JSON report of batches audited in worker processes is the report of one process, byte for byte: ids used
+    again across batches (V002), phases numbered across the whole input (the workers number each batch's from 1,
+    the main process renumbers them) and extra fields in the order the files met them. A file whose new column
+    comes before columns an earlier file had ("noted": site before team and nodes) has its batches audited again
+    in the main process, and only those."""
+    from audit.stream import JsonWriter
+
+    folder = request.getfixturevalue(which)
+    if isinstance(folder, tuple):  # test_stream's fixture: (folder, files)
+        folder = folder[0]
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    stream_check([str(folder)], str(one), "json", batch_size=10)
+    redone = []
+    real = JsonWriter.write
+
+    def spy(self, result):
+        redone.append(sorted({str(f) for f in result.claims.info["file"]}))
+        return real(self, result)
+
+    monkeypatch.setattr(JsonWriter, "write", spy)
+    total = stream_check([str(folder)], str(two), "json", batch_size=10, jobs=2)
+    assert two.read_bytes() == one.read_bytes()
+    assert total.batches == 3 + 2 + 3
+    if which == "noted":
+        assert len(redone) == 2 and all(files[0].endswith("part-1.parquet") for files in redone)
+    else:
+        assert redone == []
+
+
+def test_phase_rows_are_renumbered_only_where_the_phases_alone_hold_such_an_input():
+    from audit.stream import _phase_rows_after
+
+    text = (b'{"id": "a", "phases": [{"id": "a/phase-1", "input": {"file": "<phases>", "row": 1}}, '
+            b'{"id": "a/phase-2", "input": {"file": "<phases>", "row": 2}}]}')
+    assert _phase_rows_after(text, 2, 40) == text.replace(b'"row": 1}', b'"row": 41}').replace(b'"row": 2}',
+                                                                                               b'"row": 42}')
+    # A claim's own field written like a phase's input: the text is not renumbered (the batch is made again).
+    extra = text[:-1] + b', "extra": {"input": {"file": "<phases>", "row": 7}}}'
+    assert _phase_rows_after(extra, 2, 40) is None
+    assert _phase_rows_after(text, 3, 40) is None  # not the batch's count of phases

@@ -58,14 +58,24 @@ class JsonText:
         """The text of the next claims (the opening of the document before the first)."""
         if not records:
             return ""
-        head = '{"claims": [\n' if self.count == 0 else ",\n"
+        head = self.opening()
         self.count += len(records)
-        return head + ",\n".join([_LINE(record) for record in records])
+        return head + claims_text(records)
+
+    def opening(self) -> str:
+        """What comes before the next claims: the opening of the document, or the comma after the claims so far."""
+        return '{"claims": [\n' if self.count == 0 else ",\n"
 
     def end(self, summary: dict[str, Any]) -> str:
         """The closing text, with the summary."""
         text = _LINE(summary)
         return f'\n],\n"summary": {text}}}\n' if self.count else f'{{"claims": [],\n"summary": {text}}}\n'
+
+
+def claims_text(records: list[dict[str, Any]]) -> str:
+    """Claim records as the JSON report writes them, one a line, separated by commas (:meth:`JsonText.claims`
+    without the opening)."""
+    return ",\n".join([_LINE(record) for record in records])
 
 
 def render_estimate(result: AuditResult) -> str:
