@@ -554,8 +554,8 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
         # A progress bar only on a terminal (click's: off the terminal it would still print its label).
         bar = click.progressbar(length=total, label="auditing", file=sys.stderr, show_pos=True) if show else None
         with bar if bar is not None else contextlib.nullcontext():
-            summary = stream_check(inputs, output, fmt, findings_path, config, batch_size or default_batch_size(jobs, fmt),
-                                   options, progress=None if bar is None else bar.update, audit=audit_one,
+            summary = stream_check(inputs, output, fmt, findings_path, config,
+                                   batch_size or default_batch_size(jobs, fmt), options, progress=None if bar is None else bar.update, audit=audit_one,
                                    show_ok=verbose, jobs=jobs)
     except LoadError as exc:
         if click.get_current_context().find_root().obj.get("debug"):

@@ -854,7 +854,8 @@ def _verdicts(rule: type[RelationRule], rows: np.ndarray, q: np.ndarray, precisi
     if assumed is not None:
         # A compute estimated from the hardware at an assumed utilization u (its notes): off from the right-hand
         # side by C / rhs, the run reached u · rhs / C instead. Between the floor below which a utilization is
-        # flagged (Config.floor) and 100 % that is possible, and the finding a warning; outside, an error still (RelationRule.assumed_utilization).
+        # flagged (Config.floor) and 100 % that is possible, and the finding a warning; outside, an error still
+        # (RelationRule.assumed_utilization).
         with np.errstate(divide="ignore", invalid="ignore"):
             reached = assumed * expected / claimed
         possible = (subject_names == "compute_flops") & (severity == SEVERITY_RANK["error"]) & \

@@ -784,9 +784,10 @@ class ComputeSixND(RelationRule):
     when a source states none: "123000000000000 FLOP / chip / sec * 512 TPUs * 32 hours * 3600 sec / hour * 0.33
     [assumed utilization]") is no independent figure: beyond the tolerance, the disagreement says that the run
     reached another utilization, u × 6·N·D / C. Where that one is possible (from the floor below which a
-    utilization is itself flagged, 1 %, to 100 %), the finding is a warning that says so, not an error. ALBERT-xxlarge, Epoch's row:
-    2.39e21 at an assumed 33 % against 6 × 235M × 262B = 3.69e20 (6.47x), so 5.1 % reached: a warning (its
-    weights are shared across 12 layers, so it does about ten times the work of 6 FLOP per parameter per token).
+    utilization is itself flagged, 1 %, to 100 %), the finding is a warning that says so, not an error.
+    ALBERT-xxlarge, Epoch's row: 2.39e21 at an assumed 33 % against 6 × 235M × 262B = 3.69e20 (6.47x), so 5.1 %
+    reached: a warning (its weights are shared across 12 layers, so it does about ten times the work of 6 FLOP per
+    parameter per token).
 
     **References.** Kaplan et al. 2020, *Scaling Laws for Neural Language Models*, Sec. 2.1 (C ≈ 6N per token);
     Hoffmann et al. 2022, *Training Compute-Optimal LLMs* (Chinchilla), Sec. 3; Lan et al. 2019, *ALBERT*,
