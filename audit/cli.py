@@ -389,10 +389,11 @@ def cli(ctx: click.Context, debug: bool) -> None:
                    "file; text shows the 1,000 worst claims and counts all).")
 @click.option("-j", "--jobs", default=None, metavar="N|auto", callback=lambda ctx, param, value: _jobs(value),
               help="Audit batches in N processes at once (auto: one per core) and write the claims table (csv, "
-                   "parquet, written to a file) and --findings as with one, byte for byte; implies batches, of "
-                   "100,000 / N claims (at least 10,000) unless --batch-size says. Memory grows with N. Other "
-                   "reports are made by one process. Default: a table of an input read in batches anyway (a "
-                   "dataset, a Parquet file of more than 100,000 claims, --batch-size) is audited in one process "
+                   "parquet) or the json report to a file, and --findings, as with one, byte for byte; implies "
+                   "batches, of 100,000 / N claims (at least 10,000; json: 5,000) unless --batch-size says. Memory "
+                   "grows with N. Other reports are made by one process. Default: a table or json report of an "
+                   "input read in batches anyway (a dataset, a Parquet file of more than 100,000 claims, "
+                   "--batch-size), or the json report of Parquet of more than 5,000 claims, is made in one process "
                    f"per core, at most {DEFAULT_MAX_JOBS}; anything else in one.")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, findings_path: str | None,
           tolerance: tuple[str, ...], band: str | None, bytes_per_param: float | None, convention: str,
