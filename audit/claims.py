@@ -82,10 +82,8 @@ class Claims:
     #: Columns of ``stated_text`` left empty because their cells were numbers: each column's numbers as read
     #: (NaN where a cell was empty), whose reprs are the texts.
     numbers_written: dict[str, np.ndarray] = field(default_factory=dict)
+    #: ``text``, made by the first look at it (a copy made by ``dataclasses.replace`` starts without it).
     _text: pd.DataFrame | None = field(default=None, init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        self._text = None  # made by the first look at ``text``
 
     def __len__(self) -> int:
         return len(self.values)

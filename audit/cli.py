@@ -422,11 +422,11 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     _check_targets(output, findings_path, inputs)
     # A claims table alone shows no outlier note and no explanation: they are not made (the table is the same).
     words = not (fmt in ("csv", "parquet") and findings_path is None and not statistics)
+    claims = _parquet_claims(paths)  # from the Parquet footers, read once
     batched = batch_size is not None or any(_is_dataset(p) for p in paths) or \
-        _large_parquet(paths, fmt, output, mlflow_uri, statistics)
+        _large_parquet(claims, fmt, output, mlflow_uri, statistics)
     if jobs is None:
-        jobs = default_jobs(fmt, output, batched,
-                            _parquet_claims(paths) if fmt == "json" and output not in (None, "-") else None)
+        jobs = default_jobs(fmt, output, batched, claims)
     elif jobs > 1 and not (fmt in ("csv", "parquet", "json") and output not in (None, "-")):
         if not quiet:
             click.echo(f"train-audit: note: --jobs {jobs}: a {fmt} report is made by one process (--jobs applies to "
@@ -485,24 +485,21 @@ def _streamable(fmt: str, output: str | None) -> bool:
     return fmt == "text" or (fmt in ("json", "csv", "parquet") and output not in (None, "-"))
 
 
-def _large_parquet(paths: tuple[str, ...], fmt: str, output: str | None, mlflow_uri: str | None,
+def _large_parquet(claims: int | None, fmt: str, output: str | None, mlflow_uri: str | None,
                    statistics: bool) -> bool:
-    """Parquet input of more than a batch of claims (:data:`audit.stream.DEFAULT_BATCH_SIZE`, from the files'
-    footers), written as a table or JSON to a file or as text: audited in batches by default, so that memory stays
-    bounded (the claims, findings and text report are the same as in one piece, tests/test_stream.py)."""
-    if not paths or mlflow_uri or statistics or not _streamable(fmt, output):
+    """Parquet input of more than a batch of claims (:data:`audit.stream.DEFAULT_BATCH_SIZE`; ``claims``:
+    :func:`_parquet_claims`), written as a table or JSON to a file or as text: audited in batches by default, so that
+    memory stays bounded (the claims, findings and text report are the same as in one piece, tests/test_stream.py)."""
+    if claims is None or mlflow_uri or statistics or not _streamable(fmt, output):
         return False
-    if not all(p != "-" and p.lower().endswith((".parquet", ".pq")) and os.path.isfile(p) for p in paths):
-        return False
-    from audit.stream import DEFAULT_BATCH_SIZE, count_rows, input_files
+    from audit.stream import DEFAULT_BATCH_SIZE
 
-    total = count_rows(input_files(list(paths)))
-    return total is not None and total > DEFAULT_BATCH_SIZE
+    return claims > DEFAULT_BATCH_SIZE
 
 
 def _parquet_claims(paths: tuple[str, ...]) -> int | None:
     """The claims of Parquet inputs, from their footers (None: no paths, or an input that is not a Parquet file or
-    folder of them)."""
+    folder of them, or one that cannot be read)."""
     if not paths or not all(p != "-" and (p.lower().endswith((".parquet", ".pq")) or os.path.isdir(p)) for p in paths):
         return None
     from audit.stream import count_rows, input_files
@@ -556,7 +553,8 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
         bar = click.progressbar(length=total, label="auditing", file=sys.stderr, show_pos=True) if show else None
         with bar if bar is not None else contextlib.nullcontext():
             summary = stream_check(inputs, output, fmt, findings_path, config,
-                                   batch_size or default_batch_size(jobs, fmt), options, progress=None if bar is None else bar.update, audit=audit_one,
+                                   batch_size or default_batch_size(jobs, fmt), options,
+                                   progress=None if bar is None else bar.update, audit=audit_one,
                                    show_ok=verbose, jobs=jobs)
     except LoadError as exc:
         if click.get_current_context().find_root().obj.get("debug"):
