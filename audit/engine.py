@@ -307,6 +307,17 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
         seen &= np.isnan(state.col("epochs")) & D.tokens_seen_of(notes, np.where(seen, size, np.nan))
         state.set_derived("tokens", np.where(seen, size, np.nan), D.TOKENS_SEEN_HOW, precision=size_precision)
 
+    # A claim that states no chips, whose compute notes estimate the compute from the hardware, counts them there
+    # ("* 1 GPU * 12 hours * 3600 ..."): on Epoch's file the count equals the stated "Hardware quantity" on all
+    # 20 rows that state both. V008 says where it was read.
+    if "compute_notes" in claims.info and np.isnan(state.col("chips")).any():
+        counts = state.chip_counts()
+        found = np.flatnonzero(pd.notna(counts))  # a loop over the claims whose notes count chips, not every claim
+        if len(found):
+            chips = np.full(len(counts), np.nan)
+            chips[found] = [c.chips for c in counts[found]]
+            state.set_derived("chips", chips, D.CHIPS_FROM_NOTES_HOW)
+
     arch = architecture(q, claims, config)
     state.architecture = arch
     for col in ("flops_per_token", "recompute_factor"):

@@ -1,5 +1,6 @@
 """What a claim's free-text notes say, read narrowly: what the dataset size counts, whether the compute is a sum
-of several trainings or the geometric mean of two estimates, and whether it counts the forward pass alone.
+of several trainings or the geometric mean of two estimates, whether it counts the forward pass alone, how many
+chips its hardware estimate counts, and two slips in its arithmetic.
 
 **Dataset size.**
 A dataset size counts datapoints (Epoch AI's documentation of "Training dataset size"): tokens for a modern
@@ -47,6 +48,19 @@ claim's parameters (within 5 %), or one factor is twice the parameters and count
 could be what turns a forward count into a training count (3 for forward and backward, 4, 6, 1.2 for a weight
 update, a utilization below 1); never in notes that say the model was not trained by back-propagation
 (:func:`forward_only`).
+
+**The chips a hardware estimate counts.** Where a claim states no accelerator count, a hardware estimate in its
+compute notes often writes it: "31330000000000 FLOP / sec / GPU * 1 GPU * 12 hours * 3600 sec / hour * 0.3" (QRNN).
+It is read (:func:`chip_count`) from a product that is the stated compute, or one of the two estimates whose
+geometric mean is the compute, with exactly one whole figure followed by a word for accelerators ("1 GPU", "512
+TPUs"), never GPU-hours, cores or GPUs per server. On Epoch's file the count so read equals the stated "Hardware
+quantity" on all 20 rows that state both.
+
+**Slips in the arithmetic.** Two slips that no relation among a claim's columns can see are read from the product
+that is the stated compute: the passes over the data counted twice, as a count k and as presentations that are
+k times the dataset (:func:`passes_counted_twice`: Zip CNN, "2*64660*3*23*167693" with 167,693 = 23 × 7,291),
+and a count per example divided by the batch size (:func:`batch_size_divisor`: Big-Little Net, "9.32*10^9 (flops
+per inference)*1.28×10^6(dataset size)/16 (batch size) * 110 epochs * 3").
 """
 
 from __future__ import annotations
@@ -365,7 +379,7 @@ _ARITHMETIC_TOKEN = re.compile(
     r"(?P<pct>\s*%)?"
     r"(?:(?P<mul>k|K|M|B|T|bn|mn|b|m)(?![A-Za-z])|\s+(?P<mulw>thousand|million|billion|trillion)\b)?"
     r"(?P<letter>[A-WYZa-wyz])?"
-    r"|(?P<word>[A-Za-z_\u00c0-\u024f][\w'\u2019\-]*(?:/[A-Za-z_][\w'\u2019\-]*)*)"
+    r"|(?P<word>[A-Za-z_\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f][\w'\u2019\-]*(?:/[A-Za-z_][\w'\u2019\-]*)*)"
     r"|(?P<op>[*\u00d7\u00b7^/+\-()])"
     r"|(?P<brk>->|[=\u2248~:;\n,\u2192\u221a])"
     r"|\S")
@@ -393,7 +407,10 @@ class Product:
     @property
     def text(self) -> str:
         """The product with its factors as written: "2 × 4127383 × 800000 × 20"."""
-        return " × ".join(f.text for f in self.factors)
+        text = self.factors[0].text if self.factors else ""
+        for f in self.factors[1:]:
+            text += f" / {f.text[1:]}" if f.text.startswith("/") else f" × {f.text}"
+        return text
 
 
 def _arithmetic_tokens(notes: str) -> list[tuple[str, str, float]]:
@@ -423,6 +440,19 @@ def _arithmetic_tokens(notes: str) -> list[tuple[str, str, float]]:
             raw.append(("op", "*" if op in "\u00d7\u00b7" else op, math.nan))
         elif m.group("brk") is not None:
             raw.append(("brk", m.group("brk"), math.nan))
+    # A parenthesis of words alone is an annotation of the figure before it, not a factor: "9.32e9 (flops per
+    # inference) * 1.28e6 (dataset size) / 16 (batch size)" is one product of three factors with their units.
+    i = 0
+    while i < len(raw):
+        if raw[i][:2] == ("op", "("):
+            j = i + 1
+            while j < len(raw) and raw[j][0] == "word":
+                j += 1
+            if j > i + 1 and j < len(raw) and raw[j][:2] == ("op", ")"):
+                raw[i] = ("word", "(", math.nan)
+                raw[j] = ("word", ")", math.nan)
+                i = j
+        i += 1
     tokens: list[tuple[str, str, float]] = []
     for i, (kind, text, value) in enumerate(raw):
         after = raw[i + 1] if i + 1 < len(raw) else ("brk", "", math.nan)
@@ -706,3 +736,157 @@ def _per_distinct_pair(read: Callable[[object, float], object], notes: pd.Series
         keys = pd.Series(list(zip(notes.to_numpy(dtype=object)[has], figures[has])), dtype=object)
         out[has] = map_unique(keys, lambda k: empty if k is None else read(k[0], k[1])).to_numpy(dtype=object)
     return out
+
+
+# ------------------------------------------------------------------ the chips a hardware estimate counts
+
+#: Words after a figure that make it a count of accelerators ("1 GPU", "512 TPUs", "8192 chips", "384 A100 GPUs",
+#: "64 TPUv3 chips"): a count, not GPU-hours, GPU-days, cores (a TPU chip holds two) or GPUs per server.
+_CHIP_COUNT_UNIT = re.compile(
+    r"^(?:(?:[A-Z][\w-]*\d[\w-]*|NVIDIA|Nvidia|Tesla|Google|Cloud)\s+){0,2}"
+    r"(?:GPUs?|TPUs?|chips?|accelerators?|devices?|IPUs?|NPUs?)(?![\w/-])(?!\s*(?:-|\*|/|per\b)?\s*(?:hours?|h|days?|"
+    r"months?|weeks?|seconds?|secs?|s|hrs?|cores?)\b)", re.IGNORECASE)
+#: How a chip count read from the compute notes is marked (the ``how`` of a derived ``chips``): V008 reports it.
+CHIPS_FROM_NOTES_HOW = "chips: the count in the compute notes' hardware estimate"
+#: How close a hardware estimate must be to the stated compute, or to one of the two estimates whose geometric
+#: mean the notes state as it, to be an estimate of this training (5 %, as :data:`_ESTIMATE_MATCH`).
+_CHIP_ESTIMATE_MATCH = math.log(1.05)
+
+
+@dataclass(frozen=True)
+class ChipCount:
+    """The accelerators that a hardware estimate in compute notes counts: ``chips`` in ``product`` (as written)."""
+
+    chips: float
+    #: The factor as written, with its words ("1 GPU"), and the product it is a factor of.
+    factor: str
+    product: str
+
+
+def chip_count(notes: object, compute: float, estimates: tuple[float, ...] = ()) -> ChipCount | None:
+    """The number of accelerators that a hardware estimate in ``notes`` counts, or None.
+
+    The estimate is a product of at least three factors whose value is the stated ``compute`` or one of the
+    ``estimates`` (the two whose geometric mean the notes state as the compute), within 5 %; exactly one of its
+    factors is a whole number followed by a word for accelerators ("1 GPU", "512 TPUs", "8192 chips"), not
+    accelerator-hours, cores or GPUs per server; every such product of the notes agrees on the count.
+
+    >>> chip_count("31330000000000 FLOP / sec / GPU [fp16 assumed] * 1 GPU * 12 hours * 3600 sec / hour * 0.3 "
+    ...            "[assumed utilization] = 4.060368e+17 FLOP", 6.8866472e17, (1.16802e18, 4.060368e17)).chips
+    1.0
+    >>> chip_count("123000000000000 FLOP / chip / sec * 512 TPUs * 32 hours * 3600 sec / hour * 0.33", 2.394e21).factor
+    '512 TPUs'
+    >>> chip_count("1456000 GPU-hours * 3600 * 989e12 * 0.4", 2.07e24) is None
+    True
+    """
+    if not isinstance(notes, str) or not (compute > 0):
+        return None
+    targets = [compute] + [e for e in estimates if e > 0 and math.isfinite(e)]
+    found: list[ChipCount] = []
+    for p in products(notes):
+        if len(p.factors) < 3 or not (p.value > 0) or \
+                not any(abs(math.log(p.value / t)) <= _CHIP_ESTIMATE_MATCH for t in targets):
+            continue
+        counts = [f for f in p.factors if not f.text.startswith("/") and f.value >= 1 and f.value == int(f.value)
+                  and _CHIP_COUNT_UNIT.match(f.unit.strip())]
+        if len(counts) == 1:
+            found.append(ChipCount(counts[0].value, f"{counts[0].text} {counts[0].unit.strip()}", p.text))
+    return found[0] if found and all(c.chips == found[0].chips for c in found) else None
+
+
+def chip_counts(notes: pd.Series, compute: np.ndarray, high: np.ndarray, low: np.ndarray) -> np.ndarray:
+    """:func:`chip_count` for a column, once per distinct (notes, compute, estimates): a :class:`ChipCount` or
+    None per claim (``high`` and ``low``: the geometric mean's two estimates, NaN where none)."""
+    out = np.full(len(notes), None, dtype=object)
+    has = notes.notna().to_numpy() & np.isfinite(compute) & (compute > 0)
+    if has.any():
+        keys = pd.Series(list(zip(notes.to_numpy(dtype=object)[has], compute[has], high[has], low[has])),
+                         dtype=object)
+        out[has] = map_unique(keys, lambda k: None if k is None else chip_count(k[0], k[1], (k[2], k[3]))
+                              ).to_numpy(dtype=object)
+    return out
+
+
+# ------------------------------------------------------------------ slips in the arithmetic of compute notes
+
+@dataclass(frozen=True)
+class NotesSlip:
+    """A slip in the product that compute notes write for the stated compute: ``factor`` (as written) should not
+    be in ``product`` (as written); without the slip the compute is the product times ``correction``."""
+
+    product: str
+    factor: str
+    correction: float
+
+
+#: Factors that count FLOPs (2 per multiply-add, 3 for forward and backward, 4, 6): never read as passes.
+_FLOP_FACTORS = frozenset({2.0, 3.0, 4.0, 6.0})
+#: How close a factor's quotient must be to the stated dataset size, or a factor to the stated epochs (2 %).
+_DATA_MATCH = math.log(1.02)
+
+
+def passes_counted_twice(notes: object, compute: float, dataset: float, epochs: float = math.nan
+                         ) -> NotesSlip | None:
+    """The product of ``notes`` that states the ``compute`` with the passes over the data counted twice, or None.
+
+    The product (within 5 % of the compute) holds a factor k (a whole number from 2 to 10,000, not a FLOP
+    factor 2, 3, 4 or 6 unless it is the stated ``epochs``; equal to the stated epochs when they are stated) and
+    another factor that is k times the stated ``dataset`` size (within 2 %): the presentations, which already
+    count the k passes. Without the slip the compute is the product divided by k.
+
+    >>> passes_counted_twice("2*64660*3*23*167693=1496338054440", 1496338054440.0, 7291).factor
+    '23'
+    >>> passes_counted_twice("2*64660*3*23*7291=65e9", 6.5e10, 7291) is None
+    True
+    """
+    if not isinstance(notes, str) or not (compute > 0) or not (dataset > 0):
+        return None
+    for p in products(notes):
+        if len(p.factors) < 3 or not (p.value > 0) or abs(math.log(p.value / compute)) > _SUM_MATCH:
+            continue
+        plain = [f for f in p.factors if not f.text.startswith("/") and f.value > 0]
+        for k in plain:
+            is_epochs = epochs > 0 and abs(math.log(k.value / epochs)) <= _DATA_MATCH
+            if not (2 <= k.value <= 10_000 and k.value == int(k.value)) or (epochs > 0 and not is_epochs) \
+                    or (k.value in _FLOP_FACTORS and not is_epochs):
+                continue
+            for a in plain:
+                if a is not k and abs(math.log(a.value / (k.value * dataset))) <= _DATA_MATCH:
+                    return NotesSlip(p.text, k.text, 1.0 / k.value)
+    return None
+
+
+#: Words that make a factor a count per example ("9.32e9 (flops per inference)", "FLOP per image").
+_PER_EXAMPLE = re.compile(r"\bper\s+(?:image|example|sample|inference|input|datapoint|data point|sequence|token|"
+                          r"forward pass|instance|observation|pattern|frame|utterance)\b", re.IGNORECASE)
+#: Words that make a factor a count per batch or step: dividing the data by the batch size is then right.
+_PER_BATCH = re.compile(r"\bper\s+(?:batch|mini-?batch|step|iteration|update)\b", re.IGNORECASE)
+
+
+def batch_size_divisor(notes: object, compute: float) -> NotesSlip | None:
+    """The product of ``notes`` that states the ``compute`` as a count per example divided by the batch size, or
+    None.
+
+    The product (within 5 % of the compute) holds a factor counted per example ("(flops per inference)", "FLOP
+    per image"), a divisor that the notes call the batch size ("/ 16 (batch size)"), and no factor counted per
+    batch or step (FLOPs per batch times the batches, the dataset divided by the batch size, is right). Without
+    the slip the compute is the product times the batch size.
+
+    >>> batch_size_divisor("9.32*10^9 (flops per inference)*1.28×10^6(dataset size)/16 (batch size) * 110 epochs "
+    ...                    "* 3 (to account for backpropagation)= 2.46048e+17 FLOPs", 2.46048e17).correction
+    16.0
+    >>> batch_size_divisor("4.1e12 FLOP per batch * 1.28e6 images / 256 (batch size) * 90 epochs", 1.85e18) is None
+    True
+    """
+    if not isinstance(notes, str) or not (compute > 0) or "batch" not in notes.lower():
+        return None
+    for p in products(notes):
+        if len(p.factors) < 3 or not (p.value > 0) or abs(math.log(p.value / compute)) > _SUM_MATCH:
+            continue
+        if any(_PER_BATCH.search(f.unit) for f in p.factors) or not any(_PER_EXAMPLE.search(f.unit) for f in p.factors):
+            continue
+        batch = [f for f in p.factors if f.text.startswith("/") and "batch" in f.unit.lower()
+                 and f.value > 0 and 1.0 / f.value >= 2 and round(1.0 / f.value) == 1.0 / f.value]
+        if len(batch) == 1:
+            return NotesSlip(p.text, batch[0].text, 1.0 / batch[0].value)
+    return None

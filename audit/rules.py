@@ -3374,3 +3374,214 @@ class ForwardOnlyCompute(Rule):
                 f"6 · N · D = 6 × {fmt.operand('params', reading.params)} × "
                 f"{fmt.operand('tokens', reading.data)} = {fmt.operand('compute_flops', six)}; "
                 f"C / (6 · N · D) = {fmt.ratio(c / six)}")
+
+
+# ------------------------------------------------------------------ what compute notes count and miscount (issue 9)
+
+from audit.notes import CHIPS_FROM_NOTES_HOW as _CHIPS_FROM_NOTES_HOW  # noqa: E402
+from audit.notes import NotesSlip as _NotesSlip  # noqa: E402
+from audit.notes import batch_size_divisor as _batch_size_divisor  # noqa: E402
+from audit.notes import passes_counted_twice as _passes_counted_twice  # noqa: E402
+
+
+class ChipsFromNotes(Rule):
+    """The accelerators a claim that states none counts in its compute notes' hardware estimate.
+
+    **What it checks.** Nothing about the figures: it says where the chip count came from when the claim states
+    none and its ``compute_notes`` (Epoch AI's "Training compute notes") estimate the compute from the hardware,
+    writing the count as a factor: "31330000000000 FLOP / sec / GPU * 1 GPU * 12 hours * 3600 sec / hour * 0.3
+    [assumed utilization]". The product must be the stated compute, or one of the two estimates whose geometric
+    mean the notes state as it (within 5 %), and hold exactly one whole figure followed by a word for
+    accelerators ("GPUs", "TPUs", "chips"; not GPU-hours, cores or GPUs per server), every such product agreeing
+    (:func:`audit.notes.chip_count`). The count then enters chip-hours = chips × hours and C = chip_hours · 3600 ·
+    peak · MFU (C002, C003) as a derived figure.
+
+    **Why it matters.** Epoch's "Hardware quantity" is sometimes empty where the notes state the count: without
+    it, a time and an accelerator that make the stated compute impossible go unchecked. On Epoch's file the
+    count read from the notes equals the stated "Hardware quantity" on each of the 20 rows that state both.
+
+    **Example.** QRNN (Epoch's row): no hardware quantity; "* 1 GPU * 12 hours" in the notes, 12 hours stated,
+    an NVIDIA V100 at FP32 (15.7 TFLOP/s): C = 6.89e17 FLOP needs 6.89e17 / (1 × 12 × 3600 × 15.7e12) = 102 %
+    of the peak, which U001 reports.
+
+    **References.** Epoch AI, *Estimating training compute of deep learning models* (2022), the hardware method:
+    compute = chips × peak FLOP/s × time × utilization.
+    """
+
+    code = "V008"
+    note = True
+    name = "chips-from-notes"
+    quantity = "chips"
+    formula = "chips from compute_notes: C ≈ peak × chips × hours × 3600 × u"
+    severity = "info"
+    stage = "check"
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
+        if "compute_notes" not in state.claims.info:
+            return None
+        read = state.how["chips"].to_numpy(dtype=object) == _CHIPS_FROM_NOTES_HOW
+        rows = np.flatnonzero(read)
+        if len(rows) == 0:
+            return None
+        counts = state.chip_counts()[rows]
+        detail = np.array([f"{c.factor} in {c.product}" if c is not None else "" for c in counts], dtype=object)
+        return findings_part(rows, cls.code, "info", "chips", np.nan, state.col("chips")[rows], detail=detail)
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        return (f"no accelerator count stated: {fmt.count(float(f['expected']))} read from the hardware estimate in "
+                f"its compute notes ({f['detail']}), and used as a derived figure")
+
+
+class _NotesSlipRule(Rule):
+    """Shared by the rules that find a slip in the product compute notes write for the stated compute."""
+
+    quantity = "compute_flops"
+    severity = "warning"
+    stage = "check"
+    show_formula = True
+
+    @classmethod
+    def _read(cls, notes: object, compute: float, values: Mapping[str, float]) -> _NotesSlip | None:
+        raise NotImplementedError
+
+    @classmethod
+    def _stated(cls, state: WorkState, name: str) -> np.ndarray:
+        values = state.claims.values
+        column = values[name].to_numpy(dtype=float) if name in values else np.full(len(values), np.nan)
+        return column if state.rows is None else column[state.rows]
+
+    @classmethod
+    def _inputs(cls, state: WorkState) -> dict[str, np.ndarray]:
+        return {}
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
+        if "compute_notes" not in state.claims.info:
+            return None
+        notes = pd.Series(state.info("compute_notes"), dtype=object)
+        compute = cls._stated(state, "compute_flops")
+        inputs = cls._inputs(state)
+        has = notes.notna().to_numpy() & np.isfinite(compute) & (compute > 0)
+        for column in inputs.values():
+            has &= np.isfinite(column) | np.isnan(column)
+        rows = np.flatnonzero(has)
+        if len(rows) == 0:
+            return None
+        names = list(inputs)
+        keys = pd.Series(list(zip(notes.to_numpy(dtype=object)[rows], compute[rows],
+                                  *(inputs[n][rows] for n in names))), dtype=object)
+        found = map_unique(keys, lambda k: None if k is None else cls._read(k[0], k[1], dict(zip(names, k[2:])))
+                           ).to_numpy(dtype=object)
+        hit = pd.notna(found)
+        rows, found = rows[hit], found[hit]
+        if len(rows) == 0:
+            return None
+        corrected = compute[rows] * np.array([s.correction for s in found], dtype=float)
+        return findings_part(rows, cls.code, "warning", "compute_flops", compute[rows], corrected,
+                              detail=np.array([f"{s.factor} in {s.product}" for s in found], dtype=object))
+
+    @classmethod
+    def tolerance_text(cls, config: Config) -> str | None:
+        return "a warning whenever the notes' product for the stated compute holds the slip"
+
+    #: How the formula writes the compute without the slip, from the factor as written ("/16" as "16").
+    corrected: ClassVar[str] = ""
+
+    @staticmethod
+    def _parts(f: FindingRow) -> tuple[float, float, str, str]:
+        """The stated compute, the compute without the slip, the factor and the product as the notes write them."""
+        factor, _, product = str(f["detail"]).partition(" in ")
+        return float(f["claimed"]), float(f["expected"]), factor.lstrip("/"), product
+
+    @classmethod
+    def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
+        c, fixed, factor, product = cls._parts(f)
+        return (f"C = {product} = {fmt.operand('compute_flops', c)}; {cls.corrected.format(factor=factor)} = "
+                f"{fmt.operand('compute_flops', fixed)}")
+
+
+class PassesCountedTwice(_NotesSlipRule):
+    """A training compute whose notes count the passes over the data twice.
+
+    **What it checks.** Whether the claim's ``compute_notes`` (Epoch AI's "Training compute notes") state its
+    stated compute as a product (within 5 %) that holds both the number of passes k and a factor that is k times
+    the stated dataset size (within 2 %), the presentations, which already count the k passes. k is a whole
+    number from 2 to 10,000; when the claim states its epochs, k must be them; a 2, 3, 4 or 6 (FLOPs per
+    multiply-add, forward and backward) is not read as passes unless it is the stated epochs
+    (:func:`audit.notes.passes_counted_twice`). The finding gives the compute without the extra k.
+
+    **Why it matters.** "Trained for 23 passes through the training set (167,693 pattern presentations)": a
+    product with both the 23 and the 167,693 counts the data 23 × 23 times, a compute k times too high that
+    no relation among the columns can see when the claim states no epochs.
+
+    **Example.** Zip CNN (LeCun et al. 1989), Epoch's row: 7,291 training examples, "2*64660*3*23*167693 =
+    1496338054440"; 167,693 = 23 × 7,291, so the compute is 2 × 64,660 × 3 × 167,693 = 6.51e10 FLOP, 23x below
+    the stated 1.5e12.
+
+    **References.** LeCun et al. 1989, *Backpropagation Applied to Handwritten Zip Code Recognition* (23 passes,
+    167,693 presentations); Epoch AI, *Estimating training compute of deep learning models* (2022): compute =
+    training FLOPs per example × examples × epochs.
+    """
+
+    code = "V009"
+    name = "passes-counted-twice"
+    formula = "C = … × k × (k · dataset) in the notes; C / k"
+
+    @classmethod
+    def _inputs(cls, state: WorkState) -> dict[str, np.ndarray]:
+        return {"dataset": cls._stated(state, "dataset_size"), "epochs": cls._stated(state, "epochs")}
+
+    @classmethod
+    def _read(cls, notes: object, compute: float, values: Mapping[str, float]) -> _NotesSlip | None:
+        return _passes_counted_twice(notes, compute, values["dataset"], values["epochs"])
+
+    corrected = "C / {factor}"
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        c, fixed, factor, product = cls._parts(f)
+        return (f"the compute {fmt.value('compute_flops', c)} counts the passes over the data twice in its notes "
+                f"({product}): {factor} passes and the presentations, which already count them; counted once, "
+                f"it is {fmt.value('compute_flops', fixed)}, {fmt.ratio(c / fixed)} less")
+
+
+class BatchSizeDivisor(_NotesSlipRule):
+    """A training compute whose notes divide a count per example by the batch size.
+
+    **What it checks.** Whether the claim's ``compute_notes`` (Epoch AI's "Training compute notes") state its
+    stated compute as a product (within 5 %) that holds a factor counted per example ("(flops per inference)",
+    "FLOP per image"), a divisor the notes call the batch size ("/16 (batch size)"), and no factor counted per
+    batch or step (:func:`audit.notes.batch_size_divisor`). The finding gives the compute with the batch size
+    multiplied back.
+
+    **Why it matters.** FLOPs per example times the examples is the work of an epoch; dividing by the batch
+    size counts one example per batch, a compute too low by the batch size. Dividing is right only for a count
+    per batch (FLOPs per batch times the number of batches), which the rule does not flag.
+
+    **Example.** Big-Little Net, Epoch's row: "9.32*10^9 (flops per inference) * 1.28×10^6 (dataset size) / 16
+    (batch size) * 110 epochs * 3 = 2.46048e+17"; without the division, 9.32e9 × 1.28e6 × 110 × 3 = 3.94e18
+    FLOP, 16x more.
+
+    **References.** Chen et al. 2019, *Big-Little Net* (arXiv:1807.03848): 9.32 GFLOPs per image; Epoch AI,
+    *Estimating training compute of deep learning models* (2022): compute = 3 × forward FLOPs per example ×
+    examples × epochs.
+    """
+
+    code = "V010"
+    name = "batch-size-divisor"
+    formula = "C = (FLOP per example) × … / batch in the notes; C × batch"
+
+    @classmethod
+    def _read(cls, notes: object, compute: float, values: Mapping[str, float]) -> _NotesSlip | None:
+        return _batch_size_divisor(notes, compute)
+
+    corrected = "C × {factor}"
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        c, fixed, factor, product = cls._parts(f)
+        return (f"the compute {fmt.value('compute_flops', c)} divides a count per example by the batch size in its "
+                f"notes ({product}): FLOPs per example times examples need no division; without the division by "
+                f"{factor} it is {fmt.value('compute_flops', fixed)}, {fmt.ratio(fixed / c)} more")

@@ -18,7 +18,7 @@ from audit.claims import Claims
 from audit.config import Config
 from audit.columns import distinct_codes, distinct_pairs
 from audit.findings import FindingsPart
-from audit.notes import assumed_utilizations, compute_sums, geometric_means
+from audit.notes import assumed_utilizations, chip_counts, compute_sums, geometric_means
 from audit.quantities import SPARSE_PATTERN
 
 
@@ -72,6 +72,8 @@ class TextReadings:
     compute_estimates: tuple[np.ndarray, np.ndarray] | None = None
     #: :meth:`WorkState.assumed_utilization`, every claim.
     assumed_utilization: np.ndarray | None = None
+    #: :meth:`WorkState.chip_counts`, every claim.
+    chip_counts: np.ndarray | None = None
 
 
 def finetunes(claims: Claims) -> np.ndarray:
@@ -186,6 +188,19 @@ class WorkState:
             self.readings.assumed_utilization = assumed_utilizations(
                 self._compute_notes(), self.claims.values["compute_flops"].to_numpy(dtype=float))
         found = self.readings.assumed_utilization
+        return found if self.rows is None else found[self.rows]
+
+    def chip_counts(self) -> np.ndarray:
+        """The accelerators that a hardware estimate in the claim's compute notes counts: a
+        :class:`audit.notes.ChipCount` or None per claim (:func:`audit.notes.chip_count`)."""
+        if self.readings.chip_counts is None:
+            if self.readings.compute_estimates is None:
+                self.readings.compute_estimates = geometric_means(
+                    self._compute_notes(), self.claims.values["compute_flops"].to_numpy(dtype=float))
+            high, low = self.readings.compute_estimates
+            self.readings.chip_counts = chip_counts(
+                self._compute_notes(), self.claims.values["compute_flops"].to_numpy(dtype=float), high, low)
+        found = self.readings.chip_counts
         return found if self.rows is None else found[self.rows]
 
     def _compute_notes(self) -> pd.Series:
