@@ -741,11 +741,12 @@ def _per_distinct_pair(read: Callable[[object, float], object], notes: pd.Series
 # ------------------------------------------------------------------ the chips a hardware estimate counts
 
 #: Words after a figure that make it a count of accelerators ("1 GPU", "512 TPUs", "8192 chips", "384 A100 GPUs",
-#: "64 TPUv3 chips"): a count, not GPU-hours, GPU-days, cores (a TPU chip holds two) or GPUs per server.
+#: "64 TPUv3 chips"): a count, not GPU-hours, GPU-days, cores (a TPU chip holds two), GPUs per server ("8 GPU/server",
+#: "8 GPUs per node": the run's count is that times the nodes).
 _CHIP_COUNT_UNIT = re.compile(
     r"^(?:(?:[A-Z][\w-]*\d[\w-]*|NVIDIA|Nvidia|Tesla|Google|Cloud)\s+){0,2}"
-    r"(?:GPUs?|TPUs?|chips?|accelerators?|devices?|IPUs?|NPUs?)(?![\w/-])(?!\s*(?:-|\*|/|per\b)?\s*(?:hours?|h|days?|"
-    r"months?|weeks?|seconds?|secs?|s|hrs?|cores?)\b)", re.IGNORECASE)
+    r"(?:GPUs?|TPUs?|chips?|accelerators?|devices?|IPUs?|NPUs?)(?![\w/-])(?!\s*(?:/|per\b|each\b))"
+    r"(?!\s*(?:-|\*)?\s*(?:hours?|h|days?|months?|weeks?|seconds?|secs?|s|hrs?|cores?)\b)", re.IGNORECASE)
 #: How a chip count read from the compute notes is marked (the ``how`` of a derived ``chips``): V008 reports it.
 CHIPS_FROM_NOTES_HOW = "chips: the count in the compute notes' hardware estimate"
 #: How close a hardware estimate must be to the stated compute, or to one of the two estimates whose geometric

@@ -59,6 +59,9 @@ def test_a_parenthesis_of_words_annotates_the_figure_before_it():
     ("14820 TPU core-days * 86400 s * 61.5e12 FLOP/s * 0.3 = 2.36e22", 2.36e22, (), None),
     # GLM-130B-like: GPUs per server are no count of the run's chips (96 servers × 8 GPUs × ... two counts).
     ("96 servers * 8 GPU/server * 3.12e14 FLOP/s * 60 days * 86400 s * 0.325 = 4.04e23", 4.04e23, (), None),
+    # GPUs per node are no count of the run's chips: 8 × 64 nodes = 512 GPUs, and 8 × 64 × 312e12 × 24 × 3600 ×
+    # 0.4 = 1.38e21.
+    ("8 GPUs per node * 64 nodes * 312e12 FLOP/s * 24 hours * 3600 * 0.4 = 1.38e21", 1.38e21, (), None),
     # GPU-hours: 6.4 million GPU hours × 3600 × 989e12 × 0.4 = 9.1e24.
     ("6.4 million GPU hours * 3600 * 989e12 * 0.4 = 9.1e24", 9.1e24, (), None),
     # The product is no estimate of this compute (6.5e19 against 1e21).
