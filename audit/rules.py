@@ -1935,6 +1935,18 @@ class _Utilization(Rule):
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
         return _utilization_message(cls.quantity.upper(), result, f)
 
+    show_formula = True
+
+    @classmethod
+    def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
+        """The bounds, after the relation that derived a derived utilization, with its values substituted (C003:
+        MFU = C / (3600 · chip_hours · peak) = …): the figure judged is traceable where the finding is shown."""
+        row = int(f["row"])
+        rule = RULES.get(str(result.cell("how", row, cls.quantity))) if f["detail"] != "claimed" else None
+        if rule is None or not issubclass(rule, RelationRule) or cls.quantity not in rule.relation.quantities:
+            return cls.formula
+        return f"{rule.code}: {rule.substituted_texts(result, [row], cls.quantity)[0]}; {cls.formula}"
+
 
 class MFUPlausible(_Utilization):
     """Model FLOPs utilization is at most 100 % and usually within a plausible band (15-65 %).

@@ -6,6 +6,7 @@ is worked out by hand in the comment beside it."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from audit.api import check_records, claims_frame, findings_frame
+from audit.api import check_records, claims_frame, findings_frame, render
 from audit.notes import batch_size_divisor, chip_count, chip_counts, geometric_means, passes_counted_twice, products
 
 EPOCH_MODELS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "epoch" / "notable_ai_models.csv"
@@ -92,6 +93,10 @@ def test_qrnn_states_no_chips_and_the_notes_one_gpu_makes_fp32_impossible():
     assert findings.loc["U001", "claimed"] == pytest.approx(6.8866472e17 / (12 * 3600 * 15.7e12), rel=1e-4)
     assert findings.loc["U001", "severity"] in ("warning", "error")
     assert claims_frame(result)["status"].iloc[0] in ("warn", "fail")
+    # The finding shows how the MFU it judges was derived, with the values substituted (12 h × 1 chip = 12).
+    u001 = next(f for f in json.loads(render(result, "json"))["claims"][0]["findings"] if f["rule"] == "U001")
+    assert u001["formula"].startswith("C003: MFU = C / (3600 · chip_hours · peak) = 6.887e17 / (3600 × 12 × 1.57e13) "
+                                      "= 1.015; ")
 
 
 @pytest.mark.skipif(not EPOCH_MODELS.exists(), reason=f"Epoch AI's model database is not at {EPOCH_MODELS}")
