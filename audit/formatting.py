@@ -94,6 +94,18 @@ def sig(x: float, digits: int = 3) -> str:
     return _sig_text(x, digits)
 
 
+def _percent_text(p: float) -> str:
+    """A percentage to 3 significant digits, written out in full with thousands separators from 1,000 to below a
+    million ("4,400", not "4.4e3": an MFU of 44 is 4,400 %)."""
+    text = _sig_text(p, 3)
+    return f"{float(text):,.0f}" if isfinite(p) and 1e3 <= abs(p) < 1e6 else text
+
+
+def percent(x: float) -> str:
+    """A fraction as a percentage, without the sign: 0.462 → "46.2", 44.03 → "4,400"."""
+    return _percent_text(_round(x * 100))
+
+
 @_memoized
 def sci(x: float, digits: int = 3) -> str:
     """Scientific notation: ``3.14e23``."""
@@ -153,7 +165,7 @@ def value(name: str, x: float | None, unit: bool = True) -> str:
         return "—"
     kind = _kind(name)
     if kind == "fraction":
-        return f"{sig(x * 100, 3)} %"
+        return f"{percent(x)} %"
     if kind == "flop":
         return f"{sci(x)} FLOP" if unit else sci(x)
     if kind == "flops_rate":
@@ -295,7 +307,7 @@ def _value_texts(name: str, unit: bool, xs: Sequence[float]) -> list[str]:
     kind = _kind(name)
     texts: list[str]
     if kind == "fraction":
-        return [t + " %" for t in _sig_texts(_rounded([x * 100 for x in xs]), 3)]
+        return [_percent_text(p) + " %" for p in _rounded([x * 100 for x in xs])]
     if kind == "flop":
         texts = _sci_texts(_rounded(xs), 3)
         return [t + " FLOP" for t in texts] if unit else texts

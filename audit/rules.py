@@ -316,21 +316,21 @@ def _utilization_message(name: str, result: "AuditResult", f: FindingRow) -> str
         looks_percent = detail == "claimed" and v <= 100 and not (
             original and ("%" in original or "percent" in original))
         hint = f" ({fmt.sig(v)} looks like a percentage: {fmt.sig(v / 100)} was meant?)" if looks_percent else ""
-        return f"{name} {fmt.sig(v * 100)} % ({origin}) is above 100 %: physically impossible{hint}"
+        return f"{name} {fmt.percent(v)} % ({origin}) is above 100 %: physically impossible{hint}"
     if f["severity"] == "warning" and v < low:
-        return (f"{name} {fmt.sig(v * 100)} % ({origin}) is below {fmt.sig(result.config.floor * 100)} %: the hardware "
+        return (f"{name} {fmt.percent(v)} % ({origin}) is below {fmt.sig(result.config.floor * 100)} %: the hardware "
                 f"could have done {fmt.sig(1 / v, 2)} times the compute in the time stated, so the compute, the "
                 f"hardware or the time describe something else")
     if f["severity"] == "warning":
-        return (f"{name} {fmt.sig(v * 100)} % ({origin}) is above {fmt.sig(result.config.ceiling * 100)} %, beyond "
+        return (f"{name} {fmt.percent(v)} % ({origin}) is above {fmt.sig(result.config.ceiling * 100)} %, beyond "
                 f"measured matrix-multiply ceilings")
     if f["severity"] == "info":
         side = "below" if v < low else "above"
-        return f"{name} {fmt.sig(v * 100)} % ({origin}) is {side} the usual band {band}: unusual, not impossible"
+        return f"{name} {fmt.percent(v)} % ({origin}) is {side} the usual band {band}: unusual, not impossible"
     if not low <= v <= high:  # outside, but by less than the precision of the figures it comes from
-        return (f"{name} {fmt.sig(v * 100)} % ({origin}) is outside the usual band {band} by less than the precision "
+        return (f"{name} {fmt.percent(v)} % ({origin}) is outside the usual band {band} by less than the precision "
                 f"of the figures it comes from")
-    return f"{name} {fmt.sig(v * 100)} % ({origin}) is within the plausible band {band}"
+    return f"{name} {fmt.percent(v)} % ({origin}) is within the plausible band {band}"
 
 
 def _ratio_tolerance_text(rule: type[Rule], config: Config) -> str:

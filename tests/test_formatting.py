@@ -30,6 +30,9 @@ def test_sci(x: float, digits: int, expected: str) -> None:
 @pytest.mark.parametrize(("name", "x", "expected"), [
     ("compute_flops", 3.14e23, "3.14e23 FLOP"),
     ("mfu", 0.462, "46.2 %"),
+    # IMPALA's row on Epoch's file: an MFU of 44.03 is 4,403 %, to 3 significant digits 4,400 % (not "4.4e3 %").
+    ("mfu", 44.03, "4,400 %"),
+    ("mfu", 0.000065, "0.0065 %"),
     ("chip_hours", 1022362, "1,022,362 h"),
     ("chip_hours", 30.84e6, "30.84M h"),
     ("peak_flops_per_chip", 989.4e12, "989.4 TFLOP/s"),
@@ -39,6 +42,7 @@ def test_sci(x: float, digits: int, expected: str) -> None:
 ])
 def test_value(name: str, x: float, expected: str) -> None:
     assert fmt.value(name, x) == expected
+    assert fmt.values(name, [x]) == [expected]  # the column formatter writes the same
 
 
 @pytest.mark.parametrize(("name", "x"), [
