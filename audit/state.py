@@ -175,11 +175,15 @@ class WorkState:
     def compute_estimates(self) -> tuple[np.ndarray, np.ndarray]:
         """The two estimates (larger, smaller; NaN where none) whose geometric mean the claim's compute notes
         state as its compute (:func:`audit.notes.geometric_mean`)."""
+        high, low = self._compute_estimates()
+        return (high, low) if self.rows is None else (high[self.rows], low[self.rows])
+
+    def _compute_estimates(self) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`compute_estimates` of every claim of the batch (read once)."""
         if self.readings.compute_estimates is None:
             self.readings.compute_estimates = geometric_means(
                 self._compute_notes(), self.claims.values["compute_flops"].to_numpy(dtype=float))
-        high, low = self.readings.compute_estimates
-        return (high, low) if self.rows is None else (high[self.rows], low[self.rows])
+        return self.readings.compute_estimates
 
     def assumed_utilization(self) -> np.ndarray:
         """The utilization that the claim's compute notes assumed to estimate its stated compute from the hardware
@@ -194,10 +198,7 @@ class WorkState:
         """The accelerators that a hardware estimate in the claim's compute notes counts: a
         :class:`audit.notes.ChipCount` or None per claim (:func:`audit.notes.chip_count`)."""
         if self.readings.chip_counts is None:
-            if self.readings.compute_estimates is None:
-                self.readings.compute_estimates = geometric_means(
-                    self._compute_notes(), self.claims.values["compute_flops"].to_numpy(dtype=float))
-            high, low = self.readings.compute_estimates
+            high, low = self._compute_estimates()
             self.readings.chip_counts = chip_counts(
                 self._compute_notes(), self.claims.values["compute_flops"].to_numpy(dtype=float), high, low)
         found = self.readings.chip_counts
