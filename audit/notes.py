@@ -68,7 +68,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 from audit.lazy import pandas as pd  # imported on first use: quick start-up
@@ -236,7 +236,7 @@ def tokens_seen(notes: object, size: float) -> bool:
 
 def tokens_seen_of(notes: pd.Series, sizes: np.ndarray) -> np.ndarray:
     """:func:`tokens_seen` for a column, once per distinct (notes, size) pair."""
-    return _per_distinct_pair(tokens_seen, notes, sizes, empty=False).astype(bool)
+    return per_distinct(tokens_seen, notes, sizes, empty=False).astype(bool)
 
 
 def model_kinds(domain: pd.Series, task: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -263,7 +263,7 @@ def dataset_units(domain: pd.Series, task: pd.Series, notes: pd.Series, sizes: n
 def units_of(notes: pd.Series, sizes: np.ndarray) -> np.ndarray:
     """:func:`unit_of` for a column, read once per distinct (notes, size) pair (notes are free text, rarely given
     in a large batch: the rows without notes cost one vectorized test)."""
-    return _per_distinct_pair(unit_of, notes, sizes)
+    return per_distinct(unit_of, notes, sizes)
 
 
 _FIGURE = r"(\d+(?:\.\d+)?\s*(?:[eE]\s*[+-]?\d+|[x×*]\s*10\s*\^\s*[+-]?\d+))"
@@ -300,7 +300,7 @@ def compute_sum(notes: object, compute: float) -> str:
 
 def compute_sums(notes: pd.Series, compute: np.ndarray) -> np.ndarray:
     """:func:`compute_sum` for a column, once per distinct (notes, compute) pair."""
-    return _per_distinct_pair(compute_sum, notes, compute)
+    return per_distinct(compute_sum, notes, compute)
 
 
 #: A figure as compute notes write it: with an exponent ("1.371e23", "2.6 x 10^15") or as a long integer
@@ -354,7 +354,7 @@ def geometric_mean(notes: object, compute: float) -> tuple[float, float] | None:
 def geometric_means(notes: pd.Series, compute: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`geometric_mean` for a column, once per distinct (notes, compute) pair: (larger, smaller)
     estimates, NaN where the notes state none."""
-    pairs = _per_distinct_pair(geometric_mean, notes, compute, empty=None)
+    pairs = per_distinct(geometric_mean, notes, compute, empty=None)
     high, low = np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
     found = np.flatnonzero(pd.notna(pairs))  # a loop over the claims whose notes state one, not over every claim
     if len(found):
@@ -602,6 +602,15 @@ _UTILIZATION_WORDS = re.compile(r"utili[sz]|\bMFU\b|\bHFU\b", re.IGNORECASE)
 _ESTIMATE_MATCH = math.log(1.05)
 
 
+def _estimates_of(notes: str, targets: Sequence[float], factors: int = 3) -> Iterator[Product]:
+    """The products of ``notes`` of at least ``factors`` factors whose value is one of ``targets`` (the stated
+    compute, or an estimate of it) within 5 % (:data:`_ESTIMATE_MATCH`)."""
+    for p in products(notes):
+        if len(p.factors) >= factors and p.value > 0 and \
+                any(abs(math.log(p.value / t)) <= _ESTIMATE_MATCH for t in targets):
+            yield p
+
+
 def assumed_utilization(notes: object, compute: float) -> float:
     """The utilization that ``notes`` assume to estimate the stated ``compute`` from the hardware and time, or NaN
     when they state no such estimate: the one factor below 1 (written as a figure, not a divisor) of a product of
@@ -617,10 +626,7 @@ def assumed_utilization(notes: object, compute: float) -> float:
     if not isinstance(notes, str) or not (compute > 0) or not _UTILIZATION_WORDS.search(notes):
         return math.nan
     found: set[float] = set()
-    for product in products(notes):
-        if len(product.factors) < 3 or not (product.value > 0) or \
-                abs(math.log(product.value / compute)) > _ESTIMATE_MATCH:
-            continue
+    for product in _estimates_of(notes, (compute,)):
         below_one = [f.value for f in product.factors if 0.0 < f.value < 1.0 and not f.text.startswith("/")]
         if len(below_one) == 1:
             found.add(below_one[0])
@@ -629,7 +635,7 @@ def assumed_utilization(notes: object, compute: float) -> float:
 
 def assumed_utilizations(notes: pd.Series, compute: np.ndarray) -> np.ndarray:
     """:func:`assumed_utilization` for a column, once per distinct (notes, compute) pair (NaN where none)."""
-    return _per_distinct_pair(assumed_utilization, notes, compute, empty=math.nan).astype(float)
+    return per_distinct(assumed_utilization, notes, compute, empty=math.nan).astype(float)
 
 
 #: Notes that say the model learned without back-propagation (Hebbian rules, self-organization, update rules
@@ -690,9 +696,7 @@ def forward_only(notes: object, compute: float, params: float) -> ForwardOnly | 
     """
     if not isinstance(notes, str) or not (compute > 0) or not (params > 0) or _NO_BACKWARD.search(notes):
         return None
-    for p in products(notes):
-        if len(p.factors) < 2 or not (p.value > 0) or abs(math.log(p.value / compute)) > _SUM_MATCH:
-            continue
+    for p in _estimates_of(notes, (compute,), factors=2):
         values = [f.value for f in p.factors]
         n = [k for k, v in enumerate(values) if v > 0 and abs(math.log(v / params)) <= _PARAMS_MATCH]
         two = [k for k, v in enumerate(values) if v == 2.0]
@@ -718,23 +722,21 @@ def forward_only(notes: object, compute: float, params: float) -> ForwardOnly | 
 def forward_onlys(notes: pd.Series, compute: np.ndarray, params: np.ndarray) -> np.ndarray:
     """:func:`forward_only` for a column, once per distinct (notes, compute, parameters): a :class:`ForwardOnly`
     or None per claim."""
-    out = np.full(len(notes), None, dtype=object)
-    has = notes.notna().to_numpy() & np.isfinite(compute) & (compute > 0) & np.isfinite(params) & (params > 0)
-    if has.any():
-        keys = pd.Series(list(zip(notes.to_numpy(dtype=object)[has], compute[has], params[has])), dtype=object)
-        out[has] = map_unique(keys, lambda k: None if k is None else forward_only(*k)).to_numpy(dtype=object)
-    return out
+    return per_distinct(forward_only, notes, compute, params, empty=None, positive=2)
 
 
-def _per_distinct_pair(read: Callable[[object, float], object], notes: pd.Series, figures: np.ndarray,
-                       empty: object = "") -> np.ndarray:
-    """``read(notes, figure)`` for every row, called once per distinct pair among the rows with notes and a
-    positive figure (``empty`` for the others, which cost one vectorized test)."""
+def per_distinct(read: Callable[..., object], notes: pd.Series, *figures: np.ndarray, empty: object = "",
+                 positive: int = 1) -> np.ndarray:
+    """``read(notes, *figures)`` for every row, called once per distinct (notes, figures) among the rows with notes
+    whose first ``positive`` figures are positive (``empty`` for the others, which cost one vectorized test); the
+    other figures are passed as they are (NaN included)."""
     out = np.full(len(notes), empty, dtype=object)
-    has = notes.notna().to_numpy() & np.isfinite(figures) & (figures > 0)
+    has = notes.notna().to_numpy()
+    for figure in figures[:positive]:
+        has &= np.isfinite(figure) & (figure > 0)
     if has.any():
-        keys = pd.Series(list(zip(notes.to_numpy(dtype=object)[has], figures[has])), dtype=object)
-        out[has] = map_unique(keys, lambda k: empty if k is None else read(k[0], k[1])).to_numpy(dtype=object)
+        keys = pd.Series(list(zip(notes.to_numpy(dtype=object)[has], *(f[has] for f in figures))), dtype=object)
+        out[has] = map_unique(keys, lambda k: empty if k is None else read(*k)).to_numpy(dtype=object)
     return out
 
 
@@ -749,9 +751,6 @@ _CHIP_COUNT_UNIT = re.compile(
     r"(?!\s*(?:-|\*)?\s*(?:hours?|h|days?|months?|weeks?|seconds?|secs?|s|hrs?|cores?)\b)", re.IGNORECASE)
 #: How a chip count read from the compute notes is marked (the ``how`` of a derived ``chips``): V008 reports it.
 CHIPS_FROM_NOTES_HOW = "chips: the count in the compute notes' hardware estimate"
-#: How close a hardware estimate must be to the stated compute, or to one of the two estimates whose geometric
-#: mean the notes state as it, to be an estimate of this training (5 %, as :data:`_ESTIMATE_MATCH`).
-_CHIP_ESTIMATE_MATCH = math.log(1.05)
 
 
 @dataclass(frozen=True)
@@ -784,10 +783,7 @@ def chip_count(notes: object, compute: float, estimates: tuple[float, ...] = ())
         return None
     targets = [compute] + [e for e in estimates if e > 0 and math.isfinite(e)]
     found: list[ChipCount] = []
-    for p in products(notes):
-        if len(p.factors) < 3 or not (p.value > 0) or \
-                not any(abs(math.log(p.value / t)) <= _CHIP_ESTIMATE_MATCH for t in targets):
-            continue
+    for p in _estimates_of(notes, targets):
         counts = [f for f in p.factors if not f.text.startswith("/") and f.value >= 1 and f.value == int(f.value)
                   and _CHIP_COUNT_UNIT.match(f.unit.strip())]
         if len(counts) == 1:
@@ -798,14 +794,8 @@ def chip_count(notes: object, compute: float, estimates: tuple[float, ...] = ())
 def chip_counts(notes: pd.Series, compute: np.ndarray, high: np.ndarray, low: np.ndarray) -> np.ndarray:
     """:func:`chip_count` for a column, once per distinct (notes, compute, estimates): a :class:`ChipCount` or
     None per claim (``high`` and ``low``: the geometric mean's two estimates, NaN where none)."""
-    out = np.full(len(notes), None, dtype=object)
-    has = notes.notna().to_numpy() & np.isfinite(compute) & (compute > 0)
-    if has.any():
-        keys = pd.Series(list(zip(notes.to_numpy(dtype=object)[has], compute[has], high[has], low[has])),
-                         dtype=object)
-        out[has] = map_unique(keys, lambda k: None if k is None else chip_count(k[0], k[1], (k[2], k[3]))
-                              ).to_numpy(dtype=object)
-    return out
+    return per_distinct(lambda text, c, h, low_: chip_count(text, c, (h, low_)), notes, compute, high, low,
+                        empty=None)
 
 
 # ------------------------------------------------------------------ slips in the arithmetic of compute notes
@@ -842,9 +832,7 @@ def passes_counted_twice(notes: object, compute: float, dataset: float, epochs: 
     """
     if not isinstance(notes, str) or not (compute > 0) or not (dataset > 0):
         return None
-    for p in products(notes):
-        if len(p.factors) < 3 or not (p.value > 0) or abs(math.log(p.value / compute)) > _SUM_MATCH:
-            continue
+    for p in _estimates_of(notes, (compute,)):
         plain = [f for f in p.factors if not f.text.startswith("/") and f.value > 0]
         for k in plain:
             is_epochs = epochs > 0 and abs(math.log(k.value / epochs)) <= _DATA_MATCH
@@ -881,9 +869,7 @@ def batch_size_divisor(notes: object, compute: float) -> NotesSlip | None:
     """
     if not isinstance(notes, str) or not (compute > 0) or "batch" not in notes.lower():
         return None
-    for p in products(notes):
-        if len(p.factors) < 3 or not (p.value > 0) or abs(math.log(p.value / compute)) > _SUM_MATCH:
-            continue
+    for p in _estimates_of(notes, (compute,)):
         if any(_PER_BATCH.search(f.unit) for f in p.factors) or not any(_PER_EXAMPLE.search(f.unit) for f in p.factors):
             continue
         batch = [f for f in p.factors if f.text.startswith("/") and "batch" in f.unit.lower()

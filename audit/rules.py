@@ -20,7 +20,7 @@ import functools
 import inspect
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence
 
 import numpy as np
 from audit.lazy import pandas as pd  # imported on first use: quick start-up
@@ -3278,6 +3278,14 @@ from audit.notes import ForwardOnly as _ForwardOnly  # noqa: E402  (the rule's o
 from audit.notes import forward_only as _forward_only, forward_onlys as _forward_onlys  # noqa: E402
 
 
+def _stated_figure(state: WorkState, name: str) -> np.ndarray:
+    """A figure as the claims state it (NaN where not stated, or where the input has no such field), for the rows
+    of ``state``: what a rule reading the claims' notes compares their arithmetic with."""
+    values = state.claims.values
+    column = values[name].to_numpy(dtype=float) if name in values else np.full(len(values), np.nan)
+    return column if state.rows is None else column[state.rows]
+
+
 class ForwardOnlyCompute(Rule):
     """A training compute that the claim's notes count as the forward pass alone, 2 · N · D.
 
@@ -3322,12 +3330,6 @@ class ForwardOnlyCompute(Rule):
         return ("a warning whenever the notes state the compute as 2 · N · D: the backward pass it leaves out is a "
                 "factor 3, beyond any tolerance of C = 6 · N · D")
 
-    @staticmethod
-    def _stated(values: pd.DataFrame, name: str, rows: np.ndarray | None) -> np.ndarray:
-        """A stated figure of the claims (NaN where not stated or no such field)."""
-        column = values[name].to_numpy(dtype=float) if name in values else np.full(len(values), np.nan)
-        return column if rows is None else column[rows]
-
     @classmethod
     def evaluate(cls, state: WorkState) -> FindingsPart | None:
         if "compute_notes" not in state.claims.info:
@@ -3335,11 +3337,10 @@ class ForwardOnlyCompute(Rule):
         notes = pd.Series(state.info("compute_notes"), dtype=object)
         if not notes.notna().any():
             return None
-        values = state.claims.values
-        compute = cls._stated(values, "compute_flops", state.rows)
-        readings = _forward_onlys(notes, compute, cls._stated(values, "params", state.rows))
+        compute = _stated_figure(state, "compute_flops")
+        readings = _forward_onlys(notes, compute, _stated_figure(state, "params"))
         # A mixture of experts may count its active parameters: read again against them where the total did not fit.
-        active = cls._stated(values, "active_params", state.rows)
+        active = _stated_figure(state, "active_params")
         again = pd.isna(readings) & np.isfinite(active)
         if again.any():
             readings[again] = _forward_onlys(notes[again].reset_index(drop=True), compute[again], active[again])
@@ -3391,7 +3392,7 @@ class ForwardOnlyCompute(Rule):
 # ------------------------------------------------------------------ what compute notes count and miscount (issue 9)
 
 from audit.notes import CHIPS_FROM_NOTES_HOW as _CHIPS_FROM_NOTES_HOW  # noqa: E402
-from audit.notes import NotesSlip as _NotesSlip  # noqa: E402
+from audit.notes import per_distinct as _per_distinct  # noqa: E402
 from audit.notes import batch_size_divisor as _batch_size_divisor  # noqa: E402
 from audit.notes import passes_counted_twice as _passes_counted_twice  # noqa: E402
 
@@ -3454,42 +3455,23 @@ class _NotesSlipRule(Rule):
     stage = "check"
     show_formula = True
 
-    @classmethod
-    def _read(cls, notes: object, compute: float, values: Mapping[str, float]) -> _NotesSlip | None:
-        raise NotImplementedError
-
-    @classmethod
-    def _stated(cls, state: WorkState, name: str) -> np.ndarray:
-        values = state.claims.values
-        column = values[name].to_numpy(dtype=float) if name in values else np.full(len(values), np.nan)
-        return column if state.rows is None else column[state.rows]
-
-    @classmethod
-    def _inputs(cls, state: WorkState) -> dict[str, np.ndarray]:
-        return {}
+    #: The reading of :mod:`audit.notes` that finds the slip: ``read(notes, compute, *stated figures)`` (a
+    #: :class:`audit.notes.NotesSlip` or None), and the stated figures it takes after the compute.
+    read: ClassVar[Callable[..., Any]]
+    figures: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def evaluate(cls, state: WorkState) -> FindingsPart | None:
         if "compute_notes" not in state.claims.info:
             return None
         notes = pd.Series(state.info("compute_notes"), dtype=object)
-        compute = cls._stated(state, "compute_flops")
-        inputs = cls._inputs(state)
-        has = notes.notna().to_numpy() & np.isfinite(compute) & (compute > 0)
-        for column in inputs.values():
-            has &= np.isfinite(column) | np.isnan(column)
-        rows = np.flatnonzero(has)
+        compute = _stated_figure(state, "compute_flops")
+        found = _per_distinct(cls.read, notes, compute, *(_stated_figure(state, name) for name in cls.figures),
+                              empty=None)
+        rows = np.flatnonzero(pd.notna(found))
         if len(rows) == 0:
             return None
-        names = list(inputs)
-        keys = pd.Series(list(zip(notes.to_numpy(dtype=object)[rows], compute[rows],
-                                  *(inputs[n][rows] for n in names))), dtype=object)
-        found = map_unique(keys, lambda k: None if k is None else cls._read(k[0], k[1], dict(zip(names, k[2:])))
-                           ).to_numpy(dtype=object)
-        hit = pd.notna(found)
-        rows, found = rows[hit], found[hit]
-        if len(rows) == 0:
-            return None
+        found = found[rows]
         corrected = compute[rows] * np.array([s.correction for s in found], dtype=float)
         return findings_part(rows, cls.code, "warning", "compute_flops", compute[rows], corrected,
                               detail=np.array([f"{s.factor} in {s.product}" for s in found], dtype=object))
@@ -3541,13 +3523,8 @@ class PassesCountedTwice(_NotesSlipRule):
     name = "passes-counted-twice"
     formula = "C = … × k × (k · dataset) in the notes; C / k"
 
-    @classmethod
-    def _inputs(cls, state: WorkState) -> dict[str, np.ndarray]:
-        return {"dataset": cls._stated(state, "dataset_size"), "epochs": cls._stated(state, "epochs")}
-
-    @classmethod
-    def _read(cls, notes: object, compute: float, values: Mapping[str, float]) -> _NotesSlip | None:
-        return _passes_counted_twice(notes, compute, values["dataset"], values["epochs"])
+    read = staticmethod(_passes_counted_twice)
+    figures = ("dataset_size", "epochs")
 
     corrected = "C / {factor}"
 
@@ -3585,9 +3562,7 @@ class BatchSizeDivisor(_NotesSlipRule):
     name = "batch-size-divisor"
     formula = "C = (FLOP per example) × … / batch in the notes; C × batch"
 
-    @classmethod
-    def _read(cls, notes: object, compute: float, values: Mapping[str, float]) -> _NotesSlip | None:
-        return _batch_size_divisor(notes, compute)
+    read = staticmethod(_batch_size_divisor)
 
     corrected = "C × {factor}"
 
