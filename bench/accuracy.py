@@ -2,7 +2,7 @@
 
     python bench/accuracy.py                 # measure and print
     python bench/accuracy.py --json out.json # also write the figures as JSON (for a before/after comparison)
-    python bench/accuracy.py --draw          # print the Epoch rows the two seeded draws select, and exit
+    python bench/accuracy.py --draw          # print the Epoch rows the seeded draws select, and exit
 
 Labels live in ``bench/labels/`` (``epoch_sample.csv``, ``papers.csv``; how they were drawn and judged is in
 ``bench/labels/README.md``). The tool is run through its library API (``audit.api.check``) on Epoch AI's database,
@@ -13,7 +13,7 @@ A row is *flagged* when its status is ``warn``, ``fail`` or ``invalid``; ``pass`
 flags. Printed per set: labelled rows; precision of the flags (flagged rows judged inconsistent / flagged rows);
 recall (inconsistent rows flagged / inconsistent rows); ``fail`` and ``invalid`` verdicts on rows judged
 consistent; and every disagreement. For Epoch's file also: precision and recall on the random samples alone (the
-flagged rows were added to the labels, which favours recall), both draws together (seeds 2026 and 2027, 160 rows) and
+flagged rows were added to the labels, which favours recall), all draws together (seeds 2026, 2027 and 2028, 240 rows) and
 each draw alone, recall on inconsistencies visible from the row's own columns,
 precision without flags raised only by the hardware-catalog rules (H001-H003), and the share of rows naming
 hardware that resolve to a catalog accelerator.
@@ -38,13 +38,15 @@ LABELS = ROOT / "bench" / "labels"
 EPOCH = ROOT.parent / "shared" / "data" / "epoch" / "notable_ai_models.csv"
 PUBLISHED = ROOT.parent / "shared" / "reference" / "published_claims.csv"
 
-#: The seeded draws of the Epoch sample (see bench/labels/README.md): the first (seed 2026), then a second, independent
-#: one (seed 2027) from the eligible rows the first did not draw.
+#: The seeded draws of the Epoch sample (see bench/labels/README.md): the first (seed 2026), then a second and a third,
+#: each independent and from the eligible rows the earlier ones did not draw (seeds 2027 and 2028).
 SEED = 2026
 SAMPLE_SIZE = 80
 SEED2 = 2027
 SAMPLE_SIZE2 = 80
-DRAWS = ((SEED, SAMPLE_SIZE), (SEED2, SAMPLE_SIZE2))
+SEED3 = 2028
+SAMPLE_SIZE3 = 80
+DRAWS = ((SEED, SAMPLE_SIZE), (SEED2, SAMPLE_SIZE2), (SEED3, SAMPLE_SIZE3))
 
 FLAGGED = {"warn", "fail", "invalid"}
 NOT_FLAGGED = {"pass", "unchecked"}
@@ -334,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
         "numeric_recall": share(int((numeric & bad).sum()), int(bad.sum())),
         "numeric_flagged": int(numeric.sum()),
         "numeric_precision": share(int((numeric & bad).sum()), int(numeric.sum())),
-        # both random draws together (seeds 2026 + 2027); each draw alone under random_by_seed
+        # all random draws together (seeds 2026 + 2027 + 2028); each draw alone under random_by_seed
         "random_sample": int(random.sum()),
         "random_inconsistent": int((random & bad).sum()),
         "random_recall": share(int((random & bad & flagged).sum()), int((random & bad).sum())),
@@ -348,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
         f"    precision              {ratio(int((numeric & bad).sum()), int(numeric.sum()))}",
         f"    recall                 {ratio(int((numeric & bad).sum()), int(bad.sum()))}"
         f"  (inconsistent rows flagged by a numeric rule)",
-        f"  random samples alone, both draws ({m['random_sample']} rows, seeds "
+        f"  random samples alone, all draws ({m['random_sample']} rows, seeds "
         f"{' + '.join(str(seed) for seed in draws)}; {m['random_inconsistent']} inconsistent):",
         f"    precision              {ratio(both['true_flags'], both['flagged'])}",
         f"    recall                 {ratio(both['true_flags'], both['inconsistent'])}"
