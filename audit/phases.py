@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from audit.claims import Claims
+from audit.reading.fields import field_of
 from audit.state import Prefill
 
 #: What a phase takes from its run unless it states its own.
@@ -78,12 +79,21 @@ def expand(claims: Claims) -> Expansion | None:
             bad.append((row, f"phase {', '.join(map(str, nested))} has phases of its own; nested phases are not "
                              f"read: list every phase at one level"))
         for k, phase in enumerate(phases, start=1):
-            rec = {**inherited, **{str(key): v for key, v in phase.items() if key != "phases"}}
+            own = {str(key): v for key, v in phase.items() if key != "phases"}
+            # A field the phase gives, under any of its spellings ("gpu_type" for hardware), replaces the run's:
+            # both in one record would read as the field given twice with different values.
+            given = {_field(key) for key in own}
+            rec = {**{name: v for name, v in inherited.items() if name not in given}, **own}
             rec["id"] = f"{ids[row]}/phase-{k}"
             records.append(rec)
             parents.append(row)
     invalid = pd.DataFrame({"row": [i for i, _ in bad], "field": "phases", "message": [m for _, m in bad]})
     return Expansion(records=records, parents=np.asarray(parents, dtype=int), invalid=invalid)
+
+
+def _field(key: str) -> str:
+    """The canonical field a phase's key names (the key itself when it names none)."""
+    return field_of(key)[0] or key
 
 
 def _inherited(claims: Claims, rows: list[int]) -> list[dict[str, Any]]:

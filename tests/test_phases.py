@@ -60,3 +60,20 @@ def test_phases_that_are_not_a_list_of_objects_are_an_invalid_field():
     c = one({"id": "bad", "params": "7B", "phases": "not json"})
     assert c["status"] == "invalid"
     assert any(f["rule"] == "V001" and f["quantity"] == "phases" for f in c["findings"])
+
+
+def test_a_phase_naming_its_own_accelerator_by_an_alias_replaces_the_runs():
+    """A run on A100s whose first phase ran on H100s, given under another spelling of the field (``gpu_type``):
+    the phase's accelerator replaces the one it would inherit, rather than reading as the field given twice."""
+    run = {"id": "mixed", "params": "7B", "tokens": "1T", "hardware": "A100", "precision": "bf16",
+           "phases": [{"gpu_type": "H100", "chips": 256, "wall_clock_days": 10, "tokens": "500B"},
+                      {"chips": 512, "wall_clock_days": 5, "tokens": "500B"}]}
+    c = one(run)
+    assert c["status"] != "invalid"
+    assert not any(f["rule"] == "V001" for p in c["phases"] for f in p["findings"])
+    first, second = c["phases"]
+    # Phase 1: 6 × 7e9 × 5e11 = 2.1e22 FLOP over 256 × 240 h = 61,440 H100-hours at 989.4 TFLOP/s dense BF16
+    # (NVIDIA H100 SXM5 datasheet): 2.1e22 / (61,440 × 3600 × 989.4e12) = 9.6 %. Phase 2 inherits the A100
+    # (312 TFLOP/s, NVIDIA A100 datasheet): 2.1e22 / (512 × 120 × 3600 × 312e12) = 30.4 %.
+    assert first["quantities"]["mfu"]["value"] == pytest.approx(2.1e22 / (61_440 * 3600 * 989.4e12), rel=1e-3)
+    assert second["quantities"]["mfu"]["value"] == pytest.approx(2.1e22 / (61_440 * 3600 * 312e12), rel=1e-3)
