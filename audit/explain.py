@@ -22,6 +22,7 @@ from audit.engine import Evaluation
 from audit.quantities import BY_NAME
 from audit.resources import data_path
 from audit.rules import RULES, codes_where
+from audit.state import says_dense
 
 EXPLANATION_COLUMNS = ("finding", "rank", "cause", "factor", "direction", "corrected", "fit")
 
@@ -134,8 +135,12 @@ def _needs_met(needs: str, evaluation: Evaluation, rows: np.ndarray,
         if group == "!dense":
             experts = evaluation.q["experts"].to_numpy(dtype=float)[rows]
             width = evaluation.q["d_model"].to_numpy(dtype=float)[rows]
-            # Dense: one expert stated, or an architecture given without experts.
+            # Dense: one expert stated, an architecture given without experts, or an architecture field that says
+            # so ("dense").
             ok &= ~((experts <= 1) | (~np.isnan(width) & np.isnan(experts)))
+            info = evaluation.claims.info
+            if "architecture" in info:
+                ok &= ~says_dense(pd.Series(info["architecture"].to_numpy(dtype=object)[rows], dtype=object))
             continue
         stated = np.zeros(len(rows), dtype=bool)
         for name in group.split("|"):

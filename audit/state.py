@@ -30,6 +30,19 @@ def text_codes(column: pd.Series) -> tuple[np.ndarray, list[str | None]]:
     return codes, [None if value is None else str(value) for value in values]
 
 
+#: An architecture field that says the model is dense ("dense", "dense transformer", "Dense decoder-only"), unless it
+#: also names experts (:data:`audit.quantities.SPARSE_PATTERN`: "dense and MoE layers" is a mixture of experts).
+_DENSE_WORD = re.compile(r"\bdense\b", re.IGNORECASE)
+
+
+def says_dense(architecture: pd.Series) -> np.ndarray:
+    """Claims whose ``architecture`` text says dense (no experts), read once per distinct text."""
+    codes, texts = text_codes(architecture)
+    sparse = re.compile(SPARSE_PATTERN, flags=re.IGNORECASE)
+    return np.array([text is not None and _DENSE_WORD.search(text) is not None and sparse.search(text) is None
+                     for text in texts], dtype=bool)[codes] if len(texts) else np.zeros(len(architecture), bool)
+
+
 def effective_params(active: np.ndarray, total: np.ndarray) -> np.ndarray:
     """N in C = 6·N·D: the active parameter count when given (mixture-of-experts), else the total."""
     return np.where(~np.isnan(active), active, total)
@@ -227,8 +240,7 @@ class WorkState:
         pattern = re.compile(SPARSE_PATTERN, flags=re.IGNORECASE)
         said = np.array([pattern.search(f"{arch_texts[a] or ''} {notes_texts[n] or ''}") is not None
                          for a, n in zip(arch_of.tolist(), notes_of.tolist())], dtype=bool)[pair_code]
-        dense = np.array([(text or "").strip().lower() == "dense" for text in arch_texts], dtype=bool)[arch_code]
-        return said, dense
+        return said, says_dense(arch)
 
     def col(self, name: str) -> np.ndarray:
         """A copy of a work column's values as floats (a copy: the engine fills the columns as it goes)."""

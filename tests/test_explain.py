@@ -218,6 +218,21 @@ def test_no_mixture_of_experts_cause_on_a_dense_architecture():
             assert not {"moe-total-active", "moe-active-share"} & set(causes(f)), f
 
 
+@pytest.mark.parametrize("architecture", ["dense", "Dense decoder-only transformer"])
+def test_no_mixture_of_experts_cause_when_the_architecture_field_says_dense(architecture):
+    # Issue 9: no "mixture-of-experts share" when the architecture says dense. DeepSeek-V3's total parameters,
+    # tokens and GPU-hours (arXiv:2412.19437: 671B, 14.8T, 2.788M H800 GPU-hours) stated as a dense BF16 run:
+    # C = 6 x 671e9 x 14.8e12 = 5.95848e25 FLOP over 2.788e6 h x 3600 s x 989.4e12 FLOP/s (the H800's dense BF16
+    # peak, the H100's: NVIDIA H100 whitepaper Table 1) is 600 % MFU.
+    base = {"params": "671B", "tokens": "14.8T", "hardware": "H800", "chips": 2048,
+            "chip_hours": "2.788M GPU-hours", "precision": "bf16"}
+    dense = finding(claim({"id": "dense", "architecture": architecture, **base}), "U001")
+    assert dense["claimed"] == pytest.approx(5.95848e25 / (2.788e6 * 3600 * 989.4e12), rel=1e-3)  # 6.0
+    assert not {"moe-total-active", "moe-active-share"} & set(causes(dense))
+    unsaid = finding(claim({"id": "unsaid", **base}), "U001")  # the same figures, the architecture not given
+    assert "moe-active-share" in causes(unsaid)
+
+
 def test_causes_of_one_finding_point_one_way():
     for rows in ([{"id": "a", "params": "10.0B", "tokens": "1.00T", "compute_flops": 6 * 10e9 * 1.3e12}],
                  [{"id": "b", "params": "175B", "tokens": "300B", "compute_flops": 4.2e23}]):
