@@ -316,6 +316,9 @@ def _utilization_message(name: str, result: "AuditResult", f: FindingRow) -> str
         looks_percent = detail == "claimed" and v <= 100 and not (
             original and ("%" in original or "percent" in original))
         hint = f" ({fmt.sig(v)} looks like a percentage: {fmt.sig(v / 100)} was meant?)" if looks_percent else ""
+        if f["severity"] != "error":  # within the precision of the figures (U001's evaluate): not proven impossible
+            return (f"{name} {fmt.percent(v)} % ({origin}) is above 100 %, but by less than the precision of the "
+                    f"figures it comes from: possible only if their rounding hides that much{hint}")
         return f"{name} {fmt.percent(v)} % ({origin}) is above 100 %: physically impossible{hint}"
     if f["severity"] == "warning" and v < low:
         return (f"{name} {fmt.percent(v)} % ({origin}) is below {fmt.sig(result.config.floor * 100)} %: the hardware "

@@ -101,3 +101,23 @@ def test_a_column_of_repeated_numbers_reads_as_its_reprs():
     x = rng.choice(np.array([8.0, 64.0, 2048.0, 0.5, 1.5e-05, 3.14e23, -0.0, np.nan]), 10_000)
     texts = pd.Series([None if v != v else repr(float(v)) for v in x], dtype=object)
     assert np.array_equal(log_half_widths_of_numbers(x), log_half_widths(texts))
+
+
+def _u001(days: str) -> tuple[str, str]:
+    from audit.api import to_json
+
+    doc = to_json(check_records([{"id": "v100", "params": "1.3B", "tokens": "26B", "chips": 64, "hardware": "V100",
+                                  "wall_clock_days": days, "precision": "fp32"}]))
+    [f] = [f for f in doc["claims"][0]["findings"] if f["rule"] == "U001"]
+    return f["severity"], f["message"]
+
+
+def test_an_mfu_above_100_percent_by_less_than_the_precision_is_not_called_impossible():
+    # 6 x 1.3e9 x 26e9 = 2.028e20 FLOP on 64 V100 at FP32 (15.7 TFLOP/s, NVIDIA V100 datasheet) for 2 days:
+    # 2.028e20 / (64 x 48 x 3600 x 15.7e12) = 116.8 %. "2 days" is 1.5-2.5 days (± 25 %): 2.34 days or more
+    # would give 100 %, so the figures are not proven impossible (a warning that says why); "2.00 days" is.
+    severity, message = _u001("2 days")
+    assert severity == "warning" and "117 %" in message
+    assert "by less than the precision" in message and "physically impossible" not in message
+    severity, message = _u001("2.00 days")
+    assert severity == "error" and "physically impossible" in message
