@@ -709,6 +709,18 @@ def test_without_an_outlier_the_next_step_is_a_question():
     assert '<p class="next-step"><strong>Next step:</strong> ask the authors how Peak FLOP/s per chip' in card
 
 
+def test_the_next_step_for_a_derived_figure_points_at_the_figures_it_comes_from():
+    # A 70B model on 2T tokens with 512 RTX 4090 for 30 days, no MFU stated: 6 x 70e9 x 2e12 = 8.4e23 FLOP over
+    # 512 x 720 h x 3600 s x 330.3 TFLOP/s (the RTX 4090's dense FP8 tensor peak, NVIDIA Ada whitepaper) is 192 %.
+    # The MFU is the tool's arithmetic, not the authors' claim: no "ask the authors to confirm MFU".
+    page = report.render(check_records([{"id": "d", "params": "70B", "tokens": "2T", "chips": 512,
+                                         "hardware": "RTX 4090", "wall_clock_days": 30, "precision": "fp8"}]))
+    item = html.unescape(re.sub(r"<[^>]+>", "", worst_items(page)["d"]))
+    assert "Next step: check the stated figures that give MFU (192 %, derived) through " \
+           "C = chip_hours · 3600 · peak · MFU: MFU 192 % (implied by C003) is above 100 %" in item
+    assert "ask the authors to confirm" not in item
+
+
 def test_the_outlier_finding_is_the_first_in_its_card(problems, problems_page):
     f = problems.findings
     rows = sorted(set(f.loc[f["rule"] == "C009", "row"].astype(int)))

@@ -535,6 +535,15 @@ def _outlier_step(result: AuditResult, row: int) -> str | None:
     return f"check which figure is wrong: {listed}; correcting any one of them makes the rest agree."
 
 
+def _derived_by(result: AuditResult, row: int, name: str) -> str | None:
+    """The relation (its formula) that derived a claim's figure ``name``; None when the claim states it or no
+    relation derived it."""
+    if name not in result.source.columns or result.cell("source", row, name) != "derived":
+        return None
+    rule = RULES.get(str(result.cell("how", row, name)))
+    return rule.formula if rule is not None and rule.formula else None
+
+
 def _question(result: AuditResult, row: int, f: dict[str, Any]) -> str:
     """What to ask a claim's authors about its worst finding."""
     name = str(f["quantity"])
@@ -547,6 +556,10 @@ def _question(result: AuditResult, row: int, f: dict[str, Any]) -> str:
     elif known and claimed is not None and expected is not None and ratio:
         text = (f"ask the authors how {_figure(result, row, name)} was obtained, when {rule.formula} gives "
                 f"{fmt.value(name, expected)} (ratio {fmt.ratio(ratio)})")
+    elif known and claimed is not None and _derived_by(result, row, name) is not None:
+        # A derived figure is nobody's claim: what to question are the stated figures its relation combines.
+        text = (f"check the stated figures that give {_figure(result, row, name)} through "
+                f"{_derived_by(result, row, name)}: {f['message']}")
     elif known and claimed is not None:
         text = f"ask the authors to confirm {_figure(result, row, name)}: {f['message']}"
     elif name == "hardware":
