@@ -234,6 +234,10 @@ def run_cases(n: int, batch: int, factor: int, words_rows: int, json_path: Path 
     the same number of rows, measured in the same run)."""
     cli = [sys.executable, "-m", "audit"]
     rows: list[Row] = []
+    # The baseline (pandas reading and writing with Arrow's threads on every core) slows more than the check when
+    # other work shares the machine, which shrinks the ratio: say how busy the machine was (session 14: 3.39 s idle
+    # against 5.96-6.16 s on a loaded machine, the check's own time unchanged).
+    load_before = os.getloadavg()
 
     def baseline(data: Path, out: Path) -> tuple[float, float]:
         wall, cpu, mib, _ = measure(_python(
@@ -379,6 +383,9 @@ def run_cases(n: int, batch: int, factor: int, words_rows: int, json_path: Path 
         runs = sorted((measure([*cli, "check", str(small)], env=cached) for _ in range(3)), key=lambda r: r[0])
         wall, cpu, mib, _ = runs[1]
         rows.append(("check of one claim (text), bytecode cached (median of 3)", 1, wall, cpu, mib, None))
+    print(f"load average (1, 5, 15 min) before the run: {', '.join(f'{x:.2f}' for x in load_before)}; after: "
+          f"{', '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} cores). Above about 0.5 before it, "
+          f"other work slows the baseline and the ratios read low.\n")
     print("| case | rows | wall s | CPU s | claims/s | peak MiB | ratio |\n|---|---:|---:|---:|---:|---:|---:|")
     for name, r, t, c, m, ratio in rows:
         rate = f"{r / t:,.0f}" if r > 1 else ""
