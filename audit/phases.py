@@ -21,9 +21,12 @@ from audit.reading.fields import field_of
 from audit.state import Prefill
 
 #: What a phase takes from its run unless it states its own.
+#: The architecture and parameter notes say whether the model is a mixture of experts (its N in 6·N·D then the
+#: active count, which a total only bounds): a phase is of the same model.
 INHERITED: tuple[str, ...] = ("params", "active_params", "layers", "d_model", "heads", "head_dim", "kv_heads",
-                              "ffn_dim", "seq_len", "vocab_size", "experts", "experts_per_token", "hardware",
-                              "precision", "mlp", "activation_recompute", "name", "source")
+                              "ffn_dim", "seq_len", "vocab_size", "experts", "experts_per_token", "architecture",
+                              "params_notes", "hardware", "precision", "mlp", "activation_recompute", "name",
+                              "source")
 
 #: Totals summed over phases.
 SUMMED: tuple[str, ...] = ("chip_hours", "wall_clock_days", "tokens", "compute_flops")

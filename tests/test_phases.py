@@ -77,3 +77,22 @@ def test_a_phase_naming_its_own_accelerator_by_an_alias_replaces_the_runs():
     # (312 TFLOP/s, NVIDIA A100 datasheet): 2.1e22 / (512 × 120 × 3600 × 312e12) = 30.4 %.
     assert first["quantities"]["mfu"]["value"] == pytest.approx(2.1e22 / (61_440 * 3600 * 989.4e12), rel=1e-3)
     assert second["quantities"]["mfu"]["value"] == pytest.approx(2.1e22 / (61_440 * 3600 * 312e12), rel=1e-3)
+
+
+def test_the_phases_of_a_mixture_of_experts_run_are_of_a_mixture_of_experts():
+    """A run stated as a mixture of experts without its active count: its total only bounds the N of 6·N·D, in
+    its phases too. DeepSeek-V3's figures (arXiv:2412.19437: 671B parameters, 37B active, 14.8T tokens in 2.664M
+    H800 GPU-hours of pre-training, FP8) split into two phases: with N = 671B, 6 x 671e9 x 14.8e12 = 5.96e25 FLOP
+    in 2.664e6 h x 3600 s at 1,978.9 TFLOP/s (the H800's dense FP8 peak, the H100's: NVIDIA H100 whitepaper
+    Table 1) would be 314 % MFU, which the phases gave before they knew the architecture."""
+    phases = [{"chips": 2048, "chip_hours": "2.664M", "tokens": "14.8T"},
+              {"chips": 2048, "chip_hours": "0.124M", "tokens": "0.1T"}]
+    run = {"id": "moe", "params": "671B", "architecture": "moe", "hardware": "H800", "precision": "fp8",
+           "phases": phases}
+    c = one(run)
+    assert c["status"] == "pass"
+    assert not [f for p in c["phases"] for f in p["findings"] if f["severity"] in ("warning", "error")]
+    # With its active count the phases are checked: 6 x 37e9 x 14.8e12 / (2.664e6 x 3600 x 1978.9e12) = 17.3 %.
+    c = one({**run, "active_params": "37B"})
+    assert c["phases"][0]["quantities"]["mfu"]["value"] == pytest.approx(
+        6 * 37e9 * 14.8e12 / (2.664e6 * 3600 * 1978.9e12), rel=1e-3)
