@@ -21,12 +21,13 @@ from audit.reading.fields import field_of
 from audit.state import Prefill
 
 #: What a phase takes from its run unless it states its own.
-#: The architecture and parameter notes say whether the model is a mixture of experts (its N in 6·N·D then the
-#: active count, which a total only bounds): a phase is of the same model.
+#: A phase is of the same model: its architecture and parameter notes say whether it is a mixture of experts (N
+#: in 6·N·D then the active count, which a total only bounds), an adapter fine-tune's trainable parameters and
+#: method what training state it holds (M001), its domain and task what its dataset counts.
 INHERITED: tuple[str, ...] = ("params", "active_params", "layers", "d_model", "heads", "head_dim", "kv_heads",
                               "ffn_dim", "seq_len", "vocab_size", "experts", "experts_per_token", "architecture",
-                              "params_notes", "hardware", "precision", "mlp", "activation_recompute", "name",
-                              "source")
+                              "params_notes", "trainable_params", "finetune_method", "domain", "task", "hardware",
+                              "precision", "mlp", "activation_recompute", "name", "source")
 
 #: Totals summed over phases.
 SUMMED: tuple[str, ...] = ("chip_hours", "wall_clock_days", "tokens", "compute_flops")

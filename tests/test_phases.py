@@ -96,3 +96,16 @@ def test_the_phases_of_a_mixture_of_experts_run_are_of_a_mixture_of_experts():
     c = one({**run, "active_params": "37B"})
     assert c["phases"][0]["quantities"]["mfu"]["value"] == pytest.approx(
         6 * 37e9 * 14.8e12 / (2.664e6 * 3600 * 1978.9e12), rel=1e-3)
+
+
+def test_the_phases_of_an_adapter_fine_tune_hold_its_training_state():
+    """A LoRA fine-tune of a 70B model (100M trainable parameters) on 4 H100 (80 GB each, NVIDIA datasheet) in two
+    phases: each phase holds 2 B x 69.9B frozen + 16 B x 100M trained = 141.4 GB, which fits 2 chips, as the same
+    run stated without phases does; not 16 B x 70B = 1.12 TB (14 chips)."""
+    run = {"id": "lora", "params": "70B", "trainable_params": "100M", "finetune_method": "lora", "hardware": "H100",
+           "precision": "bf16", "phases": [{"chips": 4, "wall_clock_days": 1}, {"chips": 4, "wall_clock_days": 1}]}
+    c = one(run)
+    for phase in c["phases"]:
+        [m] = [f for f in phase["findings"] if f["rule"] == "M001"]
+        assert m["severity"] == "ok"
+        assert phase["quantities"]["training_state_bytes"]["value"] == pytest.approx(2 * 69.9e9 + 16 * 100e6)
