@@ -193,6 +193,13 @@ def all_rules() -> tuple[type["Rule"], ...]:
     return tuple(sorted(RULES.values(), key=key))
 
 
+def _utilization_relations() -> list[str]:
+    """The relations that tie a peak to a utilization (C003, C005, ...): a peak they derive is the claim's own
+    figures divided by its MFU or HFU."""
+    return [r.code for r in relation_rules()
+            if "peak_flops_per_chip" in r.relation.quantities and {"mfu", "hfu"} & set(r.relation.quantities)]
+
+
 def relation_rules() -> tuple[type["RelationRule"], ...]:
     """The relation rules in the order the engine applies them (:attr:`RelationRule.order`)."""
     rel = [r for r in RULES.values() if issubclass(r, RelationRule)]
@@ -2039,6 +2046,11 @@ class AchievedBelowPeak(Rule):
     @classmethod
     def evaluate(cls, state: WorkState) -> FindingsPart | None:
         peak = state.col("peak_flops_per_chip")
+        # A peak that the claim's own utilization gave (C003: C / (3600 · chip_hours · MFU), C005: achieved / MFU;
+        # a mix of accelerators without counts has no datasheet peak) bounds nothing: achieved ≤ peak is then
+        # MFU ≤ 1, which U001 checks.
+        circular = np.isin(state.how["peak_flops_per_chip"].to_numpy(dtype=object), _utilization_relations())
+        peak = np.where(circular, np.nan, peak)
         parts: list[FindingsPart | None] = []
         stated = np.zeros(len(peak), dtype=bool)
         for name in ("achieved_flops_per_chip", "achieved_hardware_flops_per_chip"):

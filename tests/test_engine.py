@@ -337,3 +337,18 @@ def test_findings_hold_rule_codes_and_severities_as_categoricals():
     assert list(rule.cat.categories) == sorted(RULES)  # every registered code, the same in every batch
     assert list(severity.cat.categories) == ["ok", "info", "warning", "error"]
     assert "C001" in set(rule.astype(str))
+
+
+def test_a_peak_given_by_the_claims_own_mfu_bounds_nothing():
+    """A mix of A100 and H100 without counts has no datasheet peak; with a stated MFU, C003 gives a peak of
+    C / (3600 · chip_hours · MFU) = 6 x 7e9 x 1e12 / (3600 x 512 x 240 h x 0.3) = 316.5 TFLOP/s, and 'achieved <=
+    peak' is then MFU <= 1, which U001 checks: U003 says nothing (it said 'within the peak 316.5 TFLOP/s')."""
+    doc = to_json(check_records([{"id": "mix", "params": "7B", "tokens": "1T", "hardware": "A100, H100",
+                                  "chips": 512, "wall_clock_days": 10, "mfu": 0.3}]))
+    c = doc["claims"][0]
+    assert c["quantities"]["peak_flops_per_chip"]["value"] == pytest.approx(6 * 7e9 * 1e12 / (3600 * 512 * 240 * 0.3))
+    assert findings_of(c, "U003") == []
+    # With a datasheet peak the same figures are checked: 42e21 / (122,880 h x 3600) = 94.9 TFLOP/s <= 312 (A100).
+    doc = to_json(check_records([{"id": "a100", "params": "7B", "tokens": "1T", "hardware": "A100", "chips": 512,
+                                  "wall_clock_days": 10, "mfu": 0.3}]))
+    assert one_finding(doc["claims"][0], "U003")["severity"] == "ok"
