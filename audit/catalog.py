@@ -60,7 +60,7 @@ class _Peaks(dict):
 
 
 #: Separators between the parts of a cell listing several accelerators (outside parentheses).
-_MIX_SEPARATOR = re.compile(r"[,;+&]|\band\b", re.I)
+_MIX_SEPARATOR = re.compile(r"(?!(?<=\d),\d{3}(?!\d))[,;+&]|\band\b", re.I)  # not a thousands separator: 2,048
 
 #: The leading letters of a normalized name: its product series (``h`` for H100/H800, ``gtx``, ``tpuv``, ``mi``).
 _SERIES = re.compile(r"^[a-z]+")
@@ -253,6 +253,9 @@ class Catalog:
             return None
         parts = split_mix(text)
         if len(parts) < 2:
+            counted = self.counted(text)
+            if counted is not None:  # "256x A100": one accelerator, counted
+                return [(text, counted[1])]
             # "Google TPU v3/TPU v4" (Chinchilla: trained on both): a slash separates names only when the whole is
             # no name and every part is one (ROCm's "MI250X / MI250" names one device, found whole above).
             slashed = [p.strip() for p in str(text).split("/") if p.strip()]
@@ -260,7 +263,42 @@ class Catalog:
             if len(found) >= 2 and all(accel is not None for _, accel in found):
                 return found
             return None
-        return [(part, self.lookup(part)) for part in parts]
+        return [(part, self._part(part)) for part in parts]
+
+    def _part(self, part: str) -> Accelerator | None:
+        """A part of a mix: a catalog name, or one with its count ("256x A100")."""
+        hit = self.lookup(part)
+        if hit is None:
+            counted = self.counted(part)
+            hit = counted[1] if counted is not None else None
+        return hit
+
+    def counted(self, text: str | None) -> tuple[float, Accelerator] | None:
+        """The chips and the accelerator of a text that writes a count beside a catalog name: ``"256x A100"``,
+        ``"256 × H100"``, ``"2,048 H100 GPUs"``, ``"A100 x 256"``, ``"H100 (512)"``; None when the text is a
+        catalog name whole (``RTX 3090``) or gives no count and name the catalog knows."""
+        if text is None:
+            return None
+        whole = self.lookup(text) is not None  # "H100 (512)" is found whole: only its parenthesis counts
+        for pattern in _COUNTED[2:] if whole else _COUNTED:
+            m = pattern.match(str(text))
+            if m:
+                count = float(m.group("count").replace(",", ""))
+                hit = self.lookup(m.group("name"))
+                if hit is not None and count >= 1 and count == int(count):
+                    return count, hit
+        return None
+
+    def mix_counts(self, text: str | None) -> list[float] | None:
+        """The chips of each part of a cell that lists accelerators with their counts (``"256x A100 + 256x
+        H100"`` -> ``[256, 256]``), in the order of :meth:`resolve_mix`; None unless every part gives one."""
+        resolved = self.resolve_mix(text)
+        if not resolved:
+            return None
+        counts = [self.counted(part) for part, _ in resolved]
+        if any(c is None for c in counts):
+            return None
+        return [c[0] for c in counts if c is not None]
 
     def lookup_mix(self, text: str | None) -> list[Accelerator] | None:
         """The accelerators of a cell that lists several, in order and without repeats; None when the text is not
@@ -289,6 +327,17 @@ def _series(key: str) -> str:
     """The product series of a normalized name: its leading letters (``'gtx'`` for ``'gtx1080ti'``)."""
     m = _SERIES.match(key)
     return m.group(0) if m else ""
+
+
+#: A count written beside an accelerator's name: before it ("256x A100", "256 × A100", "2,048 H100 GPUs", "8 V100")
+#: or after it ("A100 x 256", "A100 ×256", "H100 (512)", "H100 (512 GPUs)").
+_COUNT = r"(?P<count>\d{1,3}(?:,\d{3})+|\d+)"
+_DEVICES = r"(?:\s+(?:GPUs?|TPUs?|chips?|accelerators?|devices?))?"
+_COUNTED = (
+    re.compile(rf"^\s*{_COUNT}\s*(?:[x×*]\s*|\s+)(?P<name>.*?[A-Za-z].*?){_DEVICES}\s*$", re.IGNORECASE),
+    re.compile(rf"^\s*(?P<name>.*?[A-Za-z].*?)\s*[x×*]\s*{_COUNT}{_DEVICES}\s*$", re.IGNORECASE),
+    re.compile(rf"^\s*(?P<name>.*?[A-Za-z].*?)\s*\(\s*{_COUNT}{_DEVICES}\s*\)\s*$", re.IGNORECASE),
+)
 
 
 def split_mix(text: str) -> list[str]:

@@ -23,6 +23,7 @@ import pandas as pd
 
 from audit import notes as D
 from audit import flops as F
+from audit import formatting as fmt
 from audit.catalog import Catalog, load_catalog, mix_memory_gb, mix_peak
 from audit.claims import Claims
 from audit.columns import distinct_codes, distinct_pairs, map_unique
@@ -66,30 +67,38 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
     """Match each claim's hardware text against the catalog, once per distinct text."""
     info = claims.info
 
-    def match(text: str | None) -> tuple[Any, float, tuple[str, ...] | None, tuple[str, ...]]:
-        """(accelerator, TPU slice cores, the ids of a mix, the parts of a list that are unknown)."""
+    def match(text: str | None) -> tuple[Any, float, tuple[str, ...] | None, tuple[str, ...], tuple[float, ...] | None]:
+        """(accelerator, TPU slice cores, the ids of a mix, the parts of a list that are unknown, the chips of each
+        accelerator when the text counts them: "256x A100 + 256x H100", "H100 (512)")."""
         if text is None or not str(text).strip():
-            return None, np.nan, None, ()
+            return None, np.nan, None, (), None
         hit = catalog.lookup(text)
         if hit is not None:
-            return hit, np.nan, None, ()
+            counted = catalog.counted(text)  # "H100 (512)"
+            return hit, np.nan, None, (), None if counted is None else (counted[0],)
         m = _TPU_SLICE.match(str(text))
         if m:
             gen = m.group(1).lower()
             gen = "v5e" if gen == "v5litepod" else gen
             hit = catalog.lookup(f"TPU {gen}")
             if hit is not None:
-                return hit, float(m.group(2)), None, ()
-        parts = catalog.resolve_mix(text)  # a cell listing several accelerators
+                return hit, float(m.group(2)), None, (), None
+        parts = catalog.resolve_mix(text)  # a cell listing several accelerators (or one, counted: "256x A100")
         if parts:
             unknown = tuple(part for part, accel in parts if accel is None)
             if unknown:
-                return None, np.nan, None, unknown
-            ids = tuple(dict.fromkeys(accel.id for _, accel in parts if accel is not None))
+                return None, np.nan, None, unknown, None
+            listed = catalog.mix_counts(text)
+            counts: dict[str, float] = {}  # the chips of each accelerator, a part named twice added up
+            for (_, accel), count in zip(parts, listed or [np.nan] * len(parts)):
+                if accel is not None:
+                    counts[accel.id] = counts.get(accel.id, 0.0) + count
+            ids = tuple(counts)
+            chips = None if listed is None else tuple(counts.values())
             if len(ids) == 1:
-                return catalog.by_id(ids[0]), np.nan, None, ()
-            return None, np.nan, ids, ()
-        return None, np.nan, None, ()
+                return catalog.by_id(ids[0]), np.nan, None, (), chips
+            return None, np.nan, ids, (), chips
+        return None, np.nan, None, (), None
 
     # Each distinct text is matched once, and every column is then taken from the matches by the text's number:
     # never a Python call per row, and the column is factorized once.
@@ -107,7 +116,9 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
         "mix": mix,
         "unknown_parts": pd.Series(object_array([h[3] for h in hits])[code], index=info.index, dtype=object),
     })
-    mix_name = object_array([None if h[2] is None else " + ".join(catalog.by_id(i).name for i in h[2]) for h in hits])
+    mix_name = object_array([None if h[2] is None else " + ".join(
+        (f"{fmt.count(c)} × " if c is not None else "") + catalog.by_id(i).name
+        for i, c in zip(h[2], h[4] if h[4] is not None else [None] * len(h[2]))) for h in hits])
     hw["accelerator_name"] = hw["accelerator_name"].where(mix.isna(), mix_name[code])
     stated = info["precision"]
 
@@ -129,30 +140,35 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
     hw["precision_read"] = np.where(fp16_on_tpu, "fp16", None)
     hw.loc[fp16_on_tpu, "precision"] = "bf16"
 
-    def peak_of(key: tuple[str | None, tuple[str, ...] | None, str | None]) -> float:
-        aid, ids, prec = key if key is not None else (None, None, None)
+    def peak_of(aid: str | None, ids: tuple[str, ...] | None, prec: str | None,
+                chips: tuple[float, ...] | None) -> float:
         if aid is not None and prec is not None:
             value = catalog.by_id(aid).peak_flops(prec)
-        elif ids is not None:  # a mix: the peak its parts share, else unknown (no chips per part)
-            value = mix_peak([catalog.by_id(i) for i in ids], prec)
+        elif ids is not None:  # a mix: the chip-weighted mean peak, else the peak its parts share, else unknown
+            value = mix_peak([catalog.by_id(i) for i in ids], prec, None if chips is None else list(chips))
         else:
             value = None
         return np.nan if value is None else value
 
-    def memory_of(key: tuple[str | None, tuple[str, ...] | None]) -> float:
-        aid, ids = key if key is not None else (None, None)
+    def memory_of(aid: str | None, ids: tuple[str, ...] | None, chips: tuple[float, ...] | None) -> float:
         if aid is not None:
             return catalog.by_id(aid).memory_gb * 1e9
-        value = mix_memory_gb([catalog.by_id(i) for i in ids]) if ids is not None else None
+        value = mix_memory_gb([catalog.by_id(i) for i in ids], None if chips is None else list(chips)) \
+            if ids is not None else None
         return np.nan if value is None else value * 1e9
 
     # The peak once per distinct (hardware, precision) pair.
     precisions, precision_code = _distinct(hw["precision"].to_numpy(dtype=object))
     pair_code, hardware_of, precision_of = distinct_pairs(code, precision_code, len(precisions))
-    peaks = np.array([peak_of((accel_u[h], mix_u[h], precisions[p]))
+    chips_u = [h[4] for h in hits]
+    peaks = np.array([peak_of(accel_u[h], mix_u[h], precisions[p], chips_u[h])
                       for h, p in zip(hardware_of.tolist(), precision_of.tolist())], dtype=float)
     hw["catalog_peak"] = peaks[pair_code]
-    hw["memory_per_chip"] = np.array([memory_of((a, m)) for a, m in zip(accel_u, mix_u)], dtype=float)[code]
+    hw["memory_per_chip"] = np.array([memory_of(a, m, c) for a, m, c in zip(accel_u, mix_u, chips_u)],
+                                     dtype=float)[code]
+    # The chips the hardware text counts ("256x A100 + 256x H100": 512), and each part's (a mix).
+    hw["counted_chips"] = np.array([np.nan if c is None else sum(c) for c in chips_u], dtype=float)[code]
+    hw["part_chips"] = pd.Series(object_array(chips_u)[code], index=info.index, dtype=object)
     hw["slice_cores"] = np.array([h[1] for h in hits], dtype=float)[code]
     gen = [None if aid is None else aid.replace("tpu-", "").split("-")[0] for aid in accel_u]
     hw["cores_per_chip"] = np.array([_TPU_CORES_PER_CHIP.get(g, np.nan) if g else np.nan for g in gen],
@@ -251,6 +267,9 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     # A TPU slice name without a claimed chip count gives the chips (cores / cores per chip); H003 checks a
     # claimed count against it.
     state.set_derived("chips", hw["slice_cores"].to_numpy() / hw["cores_per_chip"].to_numpy(), "H003")
+    # A hardware text that counts its accelerators ("256x A100 + 256x H100") gives the chips; H004 checks a claimed
+    # count against it.
+    state.set_derived("chips", hw["counted_chips"].to_numpy(dtype=float), "H004")
 
     # A throughput stated per accelerator ("380 tokens/s/GPU", throughput_scope "per GPU") is the cluster's
     # divided by the chips: the relations use the cluster's.

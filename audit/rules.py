@@ -724,8 +724,8 @@ def _stated_leaves(result: "AuditResult", row: int, name: str, memo: dict[tuple[
         parents = list(_ARCHITECTURE_PARENTS.get(str(how), ("n_eff",)))
         if how == "palm" and result.cell("source", row, "head_dim") != "claimed":
             parents.append("d_model")  # head_dim assumed d_model / heads
-    elif name == "chips" and how == "H003":
-        return ("hardware",)  # chips read from the hardware text (TPU v4-2048: 2048 cores)
+    elif name == "chips" and how in ("H003", "H004"):
+        return ("hardware",)  # chips read from the hardware text (TPU v4-2048: 2048 cores; "256x A100")
     elif name == "n_eff":
         parents = [str(how)] if how in ("params", "active_params") else []
     elif str(how).startswith("dataset_size"):  # dataset tokens, or D read from the dataset's notes
@@ -2340,18 +2340,21 @@ class FP32AsTF32(Rule):
 
 
 class AcceleratorMix(Rule):
-    """The hardware names several accelerators: a mix, with a peak only when its parts share one.
+    """The hardware names several accelerators: a mix, with a peak when its parts are counted or share one.
 
     **What it checks.** A cell that lists several catalog accelerators (``"NVIDIA A100, NVIDIA V100"``,
-    ``"Google TPU v3, Google TPU v4"``). With the chips of each part, a cluster's peak is the chip-weighted
-    mean of the parts' peaks (the EU AI Act GPAI guidance, Annex A); a claim gives one chip count, so only a
-    peak (and a memory) that every part shares is used; otherwise the hardware checks that need them are
-    skipped, and this finding says so.
+    ``"Google TPU v3, Google TPU v4"``). When the cell counts the chips of each part (``"256x A100 + 256x
+    H100"``, ``"1,024 A100, 512 H100"``), the cluster's peak is the chip-weighted mean of the parts' peaks (the
+    EU AI Act GPAI guidance, Annex A), its memory per chip likewise, and the chips are their sum: a claimed chip
+    count that differs is a warning. Without counts only a peak (and a memory) that every part shares is used;
+    otherwise the hardware checks that need them are skipped, and this finding says so. A count beside a single
+    accelerator (``"256x A100"``, ``"H100 (512)"``) gives the chips the same way.
 
     **Why it matters.** Taking the first part's peak would check a V100 run against an A100 (2.5x), silently.
 
     **Example.** ``hardware: "A100 40GB, A100 80GB"``: both 312 TFLOP/s bf16, used. ``"V100, A100"``: 125
-    and 312 TFLOP/s, no shared peak: skipped.
+    and 312 TFLOP/s, no shared peak: skipped. ``"256x A100 + 256x H100"``: (256 × 312 + 256 × 989.4) / 512 =
+    650.7 TFLOP/s bf16, and 512 chips.
 
     **References.** European Commission, Guidelines on the scope of obligations for providers of
     general-purpose AI models (July 2025), Annex A.
@@ -2367,17 +2370,38 @@ class AcceleratorMix(Rule):
     @classmethod
     def evaluate(cls, state: WorkState) -> FindingsPart | None:
         hw = state.hardware
-        rows = np.flatnonzero(hw["mix"].notna().to_numpy(dtype=bool))
-        return findings_part(rows, cls.code, "info", "hardware", detail=hw["accelerator_name"].to_numpy(dtype=object)[rows],
-                              expected=hw["catalog_peak"].to_numpy(dtype=float)[rows])
+        mix = hw["mix"].notna().to_numpy(dtype=bool)
+        rows = np.flatnonzero(mix)
+        parts = [findings_part(rows, cls.code, "info", "hardware",
+                               detail=hw["accelerator_name"].to_numpy(dtype=object)[rows],
+                               expected=hw["catalog_peak"].to_numpy(dtype=float)[rows])]
+        # A claimed chip count against the chips the hardware text counts ("256x A100 + 256x H100": 512).
+        counted = hw["counted_chips"].to_numpy(dtype=float)
+        claimed = state.source["chips"].to_numpy(dtype=object) == "claimed"
+        rows = np.flatnonzero(~np.isnan(counted) & claimed)
+        chips = state.col("chips")[rows]
+        sev = np.where(np.abs(chips - counted[rows]) < 0.5, "ok", "warning")
+        parts.append(findings_part(rows, cls.code, sev, "chips", chips, counted[rows], detail="counted"))
+        return concat_parts(parts)
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
         row = int(f["row"])
+        if f["detail"] == "counted":
+            text = result.cell("hardware", row, "hardware_text")
+            if f["severity"] == "ok":
+                return f"Accelerators {fmt.count(float(f['claimed']))} agrees with the count in '{text}'"
+            return (f"Accelerators {fmt.count(float(f['claimed']))} (claimed) differs from the "
+                    f"{fmt.count(float(f['expected']))} that '{text}' counts")
         prec = result.cell("hardware", row, "precision")
-        if math.isfinite(float(f["expected"])):
+        peak = float(f["expected"])
+        if math.isfinite(peak) and isinstance(result.cell("hardware", row, "part_chips"), tuple):
+            return (f"a mix of {f['detail']}: the chip-weighted mean of their dense {prec} peaks, "
+                    f"{fmt.value('peak_flops_per_chip', peak)} (the EU AI Act GPAI guidance, Annex A), used for the "
+                    f"hardware checks")
+        if math.isfinite(peak):
             return (f"a mix of {f['detail']}: they share the dense {prec} peak "
-                    f"{fmt.value('peak_flops_per_chip', float(f['expected']))}, used for the hardware checks")
+                    f"{fmt.value('peak_flops_per_chip', peak)}, used for the hardware checks")
         return (f"a mix of {f['detail']}: their {prec or 'usual'} peaks differ and the claim gives no chips per part, "
                 f"so the checks that need the peak are skipped")
 

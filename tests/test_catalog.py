@@ -288,6 +288,37 @@ def test_lookup_mix_resolves_each_part(catalog, text, ids):
     assert [a.id for a in catalog.lookup_mix(text)] == ids
 
 
+@pytest.mark.parametrize("text, chips, accel", [
+    ("256x A100", 256, "a100-sxm4-80gb"),
+    ("256 × H100", 256, "h100-sxm5-80gb"),
+    ("2,048 H100 GPUs", 2048, "h100-sxm5-80gb"),        # a thousands separator, not two parts
+    ("A100 x 256", 256, "a100-sxm4-80gb"),
+    ("H100 (512)", 512, "h100-sxm5-80gb"),             # a name the catalog finds whole, counted in parentheses
+    ("H100 (512 GPUs)", 512, "h100-sxm5-80gb"),
+    ("RTX 3090", None, "rtx-3090"),                    # digits of a name are not a count
+    ("NVIDIA A100 SXM4 40 GB", None, "a100-sxm4-40gb"),
+    ("H1000 x 8", None, None),                         # no catalog name beside the count
+])
+def test_a_count_beside_an_accelerator_is_its_chips(catalog, text, chips, accel):
+    counted = catalog.counted(text)
+    if chips is None:
+        assert counted is None
+        assert getattr(catalog.lookup(text), "id", None) == accel
+    else:
+        assert counted is not None and counted[0] == chips and counted[1].id == accel
+
+
+@pytest.mark.parametrize("text, counts", [
+    ("256x A100 + 256x H100", [256, 256]),
+    ("1,024 A100, 512 H100", [1024, 512]),
+    ("A100 (64); V100 (32)", [64, 32]),
+    ("NVIDIA A100,NVIDIA V100", None),                  # no counts: none
+    ("256x A100, H100", None),                          # one part without: none
+])
+def test_a_mix_counts_its_parts_when_each_has_a_count(catalog, text, counts):
+    assert catalog.mix_counts(text) == counts
+
+
 @pytest.mark.parametrize("text", [
     "H100",                                 # one name: lookup, not a mix
     "NVIDIA B300 (Blackwell Ultra, HGX)",   # a comma inside parentheses is part of one name
@@ -342,3 +373,23 @@ def test_catalog_revision_date_follows_the_catalog_file():
         "accelerators.csv changed: set 'revised' to today's date and the new sha256 in catalog_revision.json")
     assert catalog_revision() == meta["revised"]
     assert datetime.date.fromisoformat(catalog_revision()) <= datetime.date.today()
+
+
+def test_a_counted_mix_is_checked_at_its_chip_weighted_peak():
+    """'256x A100 + 256x H100' (EU AI Act GPAI guidance, Annex A: a mixed cluster's peak is the chip-weighted mean):
+    (256 x 312 + 256 x 989.4) / 512 = 650.7 TFLOP/s bf16 (NVIDIA A100 datasheet; H100 whitepaper Table 1), and 512
+    chips. 6 x 7e9 x 1e12 = 4.2e22 FLOP in 10 days: 4.2e22 / (512 x 240 h x 3600 x 650.7e12) = 14.6 % MFU."""
+    peak = (256 * A100_BF16 + 256 * H100_SXM_BF16) / 512
+    doc = to_json(check_records([
+        {"id": "counted", "params": "7B", "tokens": "1T", "hardware": "256x A100 + 256x H100", "wall_clock_days": 10},
+        {"id": "more", "params": "7B", "tokens": "1T", "hardware": "256x A100 + 256x H100", "chips": 600,
+         "wall_clock_days": 10}]))
+    c = doc["claims"][0]
+    assert c["quantities"]["peak_flops_per_chip"]["value"] == pytest.approx(peak)
+    assert c["quantities"]["chips"]["value"] == 512 and c["quantities"]["chips"]["source"] == "derived"
+    assert c["quantities"]["mfu"]["value"] == pytest.approx(4.2e22 / (512 * 240 * 3600 * peak))
+    assert "650.7 TFLOP/s" in one_finding(c, "H004")["message"]
+    # A claimed count that is not the cell's: a warning naming both.
+    more = [f for f in doc["claims"][1]["findings"] if f["rule"] == "H004" and f["quantity"] == "chips"]
+    assert len(more) == 1 and more[0]["severity"] == "warning"
+    assert "600" in more[0]["message"] and "512" in more[0]["message"]
