@@ -312,6 +312,20 @@ def test_a_throughput_per_gpu_is_multiplied_by_the_chips():
     assert c004["severity"] == "ok" and c004["ratio"] == pytest.approx(1.4e12 / (380 * 2048 * 86400 * 21))
 
 
+@pytest.mark.parametrize("written", ["380 tokens/s/GPU", "380 tokens per second per GPU"])
+def test_a_throughput_written_per_gpu_is_read_as_such(written):
+    # The same LLaMA-65B figures with the scope in the unit: 380 x 2048 tokens/s for the cluster, as above.
+    claim = audit_one(params="65.2B", tokens="1.4T", hardware="A100 80GB", chips=2048, wall_clock_days=21,
+                      throughput_tokens_per_s=written)
+    assert claim["status"] != "invalid"
+    assert claim["quantities"]["throughput_tokens_per_s"]["value"] == pytest.approx(380 * 2048)
+    assert one_finding(claim, "C004")["severity"] == "ok"
+    # A scope that says the cluster contradicts the unit: the claim says which of the two.
+    bad = audit_one(params="65.2B", chips=2048, throughput_tokens_per_s=written, throughput_scope="whole cluster")
+    assert bad["status"] == "invalid"
+    assert "written per accelerator but throughput_scope says otherwise" in one_finding(bad, "V001")["message"]
+
+
 def test_a_dataset_size_its_notes_call_tokens_seen_is_d_without_epochs():
     # Minerva (Epoch's row, rounded): 6 x 540B x 26B = 8.424e22; the fine-tune compute 2.14e23 is 2.54x that.
     claim = audit_one(params="540B", dataset_size=26e9, domain="Language", base_model="PaLM (540B)",

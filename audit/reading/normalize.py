@@ -12,7 +12,7 @@ import math
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 import pandas as pd
@@ -22,7 +22,7 @@ from audit.columns import map_unique
 from audit.quantities import BY_NAME, INPUT_QUANTITIES, PRECISION_ALIASES, TEXT_FIELDS
 from audit.reading.fields import field_of
 from audit.resources import schema_path
-from audit.units import UnitError, is_bare_number, parse_series, unit_scale
+from audit.units import UnitError, is_bare_number, parse_series, per_device_rate, unit_scale
 
 __all__ = ["normalize"]
 
@@ -241,6 +241,7 @@ def normalize(raw: RawTable) -> Claims:
 
     # Columns are written into one array per frame (column-major), each wrapped once as a single block: inserting
     # columns one by one, or framing a dict of them (pandas then copies them into a block), costs more than parsing.
+    per_device_rows = np.empty(0, dtype=int)  # throughputs written per accelerator ("3,000 tokens/s/GPU")
     value_a = np.full((n, len(INPUT_QUANTITIES)), np.nan, order="F")
     text_a = np.full((n, len(INPUT_QUANTITIES)), None, dtype=object, order="F")
     numbers: dict[str, np.ndarray] = {}
@@ -257,6 +258,14 @@ def normalize(raw: RawTable) -> Claims:
             cell_text = np.full(n, None, dtype=object)
         else:
             cell_text = cell_texts(col).to_numpy(dtype=object)
+        if name == "throughput_tokens_per_s" and col.dtype == object:
+            # "3,000 tokens/s/GPU": the rate of one accelerator, as a throughput_scope of "per GPU" says (the engine
+            # multiplies it by the chips); read without its suffix, the row's scope set from it below.
+            per_device = map_unique(pd.Series(cell_text, dtype=object), per_device_rate).to_numpy(dtype=object)
+            per_device_rows = np.flatnonzero(pd.notna(per_device))
+            if len(per_device_rows):
+                col = col.copy()
+                col.iloc[per_device_rows] = per_device[per_device_rows]
         if header_units is not None:
             cell_text = cell_text.copy()  # may be a view of the input frame's column
             parsed, errors = _parse_quantity(col, q.kind, *header_units, cell_text)
@@ -350,6 +359,7 @@ def normalize(raw: RawTable) -> Claims:
                            info["row"].to_numpy())
     info["id"] = ids
     info["id_given"] = given
+    _scope_from_units(info, per_device_rows, add_invalid)
     # Precision: normalized where it is recognised; text that names none ("Unknown", "n/a") is "not stated", never
     # an invalid claim: the engine then assumes the accelerator's usual precision and says so.
     info["precision_text"] = info["precision"]
@@ -394,6 +404,28 @@ def normalize(raw: RawTable) -> Claims:
                              "message": pd.Series(reading_msgs, dtype=object)})
     return Claims(values=values, stated_text=text, info=info, extras=extras, invalid=invalid,
                   unread_columns=list(raw.unread), notes=list(raw.notes), readings=readings, numbers_written=numbers)
+
+
+#: A throughput scope that says per accelerator (the engine's reading, audit.engine.evaluate).
+_PER_CHIP_SCOPE = re.compile(r"per\s*(?:gpu|chip|device|accelerator|tpu|core)|/\s*(?:gpu|chip|device|accelerator)",
+                             re.IGNORECASE)
+#: The scope a throughput written per accelerator gets when the claim gives none.
+UNIT_SCOPE = "per accelerator (the throughput's unit says so)"
+
+
+def _scope_from_units(info: pd.DataFrame, rows: np.ndarray, add_invalid: Callable[..., None]) -> None:
+    """The throughput scope of the claims whose throughput is written per accelerator (``rows``): per
+    accelerator where they give none; a scope that says otherwise ("cluster") contradicts the unit."""
+    if not len(rows):
+        return
+    scope = info["throughput_scope"].to_numpy(dtype=object)[rows]
+    given = pd.notna(scope)
+    other = np.array([bool(g) and _PER_CHIP_SCOPE.search(str(s)) is None for s, g in zip(scope, given)], dtype=bool)
+    mask = np.zeros(len(info), dtype=bool)
+    mask[rows[other]] = True
+    add_invalid(mask, "throughput_tokens_per_s", "the throughput is written per accelerator but throughput_scope "
+                                                 "says otherwise; give one of the two")
+    info.loc[info.index[rows[~given]], "throughput_scope"] = UNIT_SCOPE
 
 
 #: Several whole numbers of four digits or more separated by commas: neither one number with thousands separators
