@@ -276,13 +276,14 @@ class Catalog:
     def counted(self, text: str | None) -> tuple[float, Accelerator] | None:
         """The chips and the accelerator of a text that writes a count beside a catalog name: ``"256x A100"``,
         ``"256 × H100"``, ``"2,048 H100 GPUs"``, ``"A100 x 256"``, ``"H100 (512)"``; None when the text is a
-        catalog name whole (``RTX 3090``) or gives no count and name the catalog knows."""
+        catalog name whole (``RTX 3090``), gives no count and name the catalog knows, or counts systems of several
+        accelerators (``"8x DGX A100"``: servers of 8 GPUs each)."""
         if text is None:
             return None
         whole = self.lookup(text) is not None  # "H100 (512)" is found whole: only its parenthesis counts
         for pattern in _COUNTED[2:] if whole else _COUNTED:
             m = pattern.match(str(text))
-            if m:
+            if m and not _SYSTEM.search(m.group("name")):
                 count = float(m.group("count").replace(",", ""))
                 hit = self.lookup(m.group("name"))
                 if hit is not None and count >= 1 and count == int(count):
@@ -338,6 +339,12 @@ _COUNTED = (
     re.compile(rf"^\s*(?P<name>.*?[A-Za-z].*?)\s*[x×*]\s*{_COUNT}{_DEVICES}\s*$", re.IGNORECASE),
     re.compile(rf"^\s*(?P<name>.*?[A-Za-z].*?)\s*\(\s*{_COUNT}{_DEVICES}\s*\)\s*$", re.IGNORECASE),
 )
+
+
+#: Words that make a name a system of several accelerators ("8x DGX A100" is 64 GPUs, "GB200 NVL72" a rack of 72):
+#: a count beside it counts systems, not chips, and is not read.
+_SYSTEM = re.compile(r"\b(?:dgx|hgx|nodes?|servers?|hosts?|pods?|superpods?|boards?|systems?|racks?|trays?|nvl\d+"
+                     r"|clusters?)\b", re.IGNORECASE)
 
 
 def split_mix(text: str) -> list[str]:

@@ -298,6 +298,8 @@ def test_lookup_mix_resolves_each_part(catalog, text, ids):
     ("RTX 3090", None, "rtx-3090"),                    # digits of a name are not a count
     ("NVIDIA A100 SXM4 40 GB", None, "a100-sxm4-40gb"),
     ("H1000 x 8", None, None),                         # no catalog name beside the count
+    ("8x DGX A100", None, None),                       # eight servers of 8 GPUs each: not 8 chips
+    ("HGX H100 (8)", None, "h100-sxm5-80gb"),          # a board of GPUs: the count is not read
 ])
 def test_a_count_beside_an_accelerator_is_its_chips(catalog, text, chips, accel):
     counted = catalog.counted(text)
