@@ -916,13 +916,27 @@ def hardware(query: str | None, fmt: str, catalog_file: str | None = None) -> No
 
     catalog = _user_catalog(catalog_file) or load_catalog()
     rows = list(catalog)
+    reading = None  # how check reads a query that lists or counts accelerators
     if query:
         hit = catalog.lookup(query)
-        if hit is None:
-            close = catalog.close_matches(query)
-            raise AuditUsageError(f"unknown accelerator {query!r}" +
+        parts = catalog.resolve_mix(query) if hit is None else None
+        if parts and all(accel is not None for _, accel in parts):
+            rows = list({accel.id: accel for _, accel in parts if accel is not None}.values())
+            counts = catalog.mix_counts(query)
+            listed = [(f"{c:,.0f} × " if c is not None else "") + str(getattr(a, "name", "")) for (_, a), c in
+                      zip(parts, counts or [None] * len(parts))]
+            how = (" (one accelerator, counted)" if len(parts) == 1 else
+                   ": check uses their chip-weighted mean peak" if counts else
+                   ": without chips per part, check uses only a peak they share")
+            reading = f"{query!r} is read as {' + '.join(listed)}{how}"
+        elif hit is None:
+            unknown = [part for part, accel in parts or [] if accel is None]
+            close = catalog.close_matches(unknown[0] if unknown else query)
+            raise AuditUsageError(f"unknown accelerator {unknown[0] if unknown else query!r}" +
+                                  (f" (in {query!r})" if unknown else "") +
                                   (f"; close matches: {', '.join(close)}" if close else ""))
-        rows = [hit]
+        else:
+            rows = [hit]
     if fmt == "json":
         data = [{"id": a.id, "name": a.name, "vendor": a.vendor, "unit": a.unit, "memory_gb": a.memory_gb,
                  "tdp_w": None if a.tdp_w != a.tdp_w else a.tdp_w, "peak_tflops": a.peaks_tflops,
@@ -938,7 +952,9 @@ def hardware(query: str | None, fmt: str, catalog_file: str | None = None) -> No
             return "—" if v is None else f"{v:g}"
         lines.append(f"{a.id:<22} {a.name[:36]:<36} {p('bf16'):>8} {p('fp16'):>8} {p('fp8'):>8} "
                      f"{a.memory_gb:>7g}  {a.unit}")
-    if query and rows:
+    if reading is not None:
+        lines += ["", reading]
+    elif query and rows:
         a = rows[0]
         lines += ["", f"source (compute): {a.source_compute}", f"source (memory):  {a.source_memory}"]
         if a.tdp_w == a.tdp_w:

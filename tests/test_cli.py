@@ -286,6 +286,16 @@ def test_html_output_names_every_claim(cli_run, tmp_path):
 # -------------------------------------------------------------------------------------------- helpers
 
 
+def test_hardware_reads_a_list_and_a_count_as_check_does(cli_run):
+    res = cli_run("hardware", "256x A100 + 256x H100")
+    assert res.exit_code == 0
+    assert [line.split()[0] for line in res.stdout.splitlines()[1:3]] == ["a100-sxm4-80gb", "h100-sxm5-80gb"]
+    assert "read as 256 × NVIDIA A100 SXM4 80GB + 256 × NVIDIA H100 SXM5 80GB: check uses their chip-weighted" \
+        in res.stdout
+    res = cli_run("hardware", "A100, H1000")
+    assert res.exit_code == 2 and "unknown accelerator 'H1000' (in 'A100, H1000')" in res.stderr
+
+
 def test_hardware_and_rules_commands(cli_run):
     res = cli_run("hardware")
     assert res.exit_code == 0 and "h100-sxm5-80gb" in res.stdout
