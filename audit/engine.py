@@ -29,7 +29,8 @@ from audit.claims import Claims
 from audit.columns import distinct_codes, distinct_pairs, map_unique
 from audit.config import Config
 from audit.findings import SEVERITIES, SEVERITY_RANK, FindingsPart, findings_part, findings_table, object_array
-from audit.quantities import ADAPTER_METHODS, BY_NAME, GATED_MLP, INPUT_QUANTITIES, RECOMPUTE_ALIASES
+from audit.quantities import (ADAPTER_METHODS, BY_NAME, GATED_MLP, INPUT_QUANTITIES, PER_CHIP_SCOPE,
+                              RECOMPUTE_ALIASES)
 from audit.rules import (FULL_RECOMPUTE, RULES, RelationRule, relation_rules, rules_of_stage,
                          severity_codes_of_ratio)
 from audit.significance import log_half_widths, log_half_widths_of_numbers
@@ -166,9 +167,8 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
     hw["catalog_peak"] = peaks[pair_code]
     hw["memory_per_chip"] = np.array([memory_of(a, m, c) for a, m, c in zip(accel_u, mix_u, chips_u)],
                                      dtype=float)[code]
-    # The chips the hardware text counts ("256x A100 + 256x H100": 512), and each part's (a mix).
+    # The chips the hardware text counts ("256x A100 + 256x H100": 512).
     hw["counted_chips"] = np.array([np.nan if c is None else sum(c) for c in chips_u], dtype=float)[code]
-    hw["part_chips"] = pd.Series(object_array(chips_u)[code], index=info.index, dtype=object)
     hw["slice_cores"] = np.array([h[1] for h in hits], dtype=float)[code]
     gen = [None if aid is None else aid.replace("tpu-", "").split("-")[0] for aid in accel_u]
     hw["cores_per_chip"] = np.array([_TPU_CORES_PER_CHIP.get(g, np.nan) if g else np.nan for g in gen],
@@ -273,9 +273,8 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
 
     # A throughput stated per accelerator ("380 tokens/s/GPU", throughput_scope "per GPU") is the cluster's
     # divided by the chips: the relations use the cluster's.
-    per_chip_scope = re.compile(r"per\s*(?:gpu|chip|device|accelerator|tpu|core)|/\s*(?:gpu|chip|device|accelerator)")
     per_chip = _per_text(state.info("throughput_scope"),
-                         lambda t: t is not None and per_chip_scope.search(t.lower()) is not None, bool)
+                         lambda t: t is not None and PER_CHIP_SCOPE.search(t) is not None, bool)
     if per_chip.any():
         rate = state.col("throughput_tokens_per_s")
         rows = per_chip & ~np.isnan(rate)

@@ -177,6 +177,11 @@ TEXT_ALIASES: dict[str, tuple[str, ...]] = {
     "confidence": ("compute_confidence", "confidence_level", "estimate_confidence"),
 }
 
+#: A throughput scope that says per accelerator ("per GPU", "/chip"): the rate of one accelerator, which the engine
+#: multiplies by the chips; a throughput written so ("380 tokens/s/GPU") gets such a scope when reading.
+PER_CHIP_SCOPE = re.compile(r"per\s*(?:gpu|chip|device|accelerator|tpu|core)|/\s*(?:gpu|chip|device|accelerator)",
+                            re.IGNORECASE)
+
 #: A mixture-of-experts model, as its architecture field or its parameter notes say it (Epoch AI's notes:
 #: "Mixture-of-Experts", "MoE", "22 billion activated parameters", "36B parameters active per inference",
 #: "sparse architecture"). A mention of another paper's MoE layer may match too; that only turns C = 6ND into

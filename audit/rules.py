@@ -2370,8 +2370,7 @@ class AcceleratorMix(Rule):
     @classmethod
     def evaluate(cls, state: WorkState) -> FindingsPart | None:
         hw = state.hardware
-        mix = hw["mix"].notna().to_numpy(dtype=bool)
-        rows = np.flatnonzero(mix)
+        rows = np.flatnonzero(hw["mix"].notna().to_numpy(dtype=bool))
         parts = [findings_part(rows, cls.code, "info", "hardware",
                                detail=hw["accelerator_name"].to_numpy(dtype=object)[rows],
                                expected=hw["catalog_peak"].to_numpy(dtype=float)[rows])]
@@ -2395,7 +2394,7 @@ class AcceleratorMix(Rule):
                     f"{fmt.count(float(f['expected']))} that '{text}' counts")
         prec = result.cell("hardware", row, "precision")
         peak = float(f["expected"])
-        if math.isfinite(peak) and isinstance(result.cell("hardware", row, "part_chips"), tuple):
+        if math.isfinite(peak) and math.isfinite(float(result.cell("hardware", row, "counted_chips"))):
             return (f"a mix of {f['detail']}: the chip-weighted mean of their dense {prec} peaks, "
                     f"{fmt.value('peak_flops_per_chip', peak)} (the EU AI Act GPAI guidance, Annex A), used for the "
                     f"hardware checks")

@@ -240,6 +240,10 @@ _RATE_F_RE = re.compile(rf"(?P<p>{_SI_PREFIX_PATTERN})[\s\-]?f{_PER_SECOND}", re
 # Accelerator words: used to accept "per GPU" on per-chip rates and to refuse it on whole-cluster rates.
 _DEVICE_WORDS = r"gpus?|chips?|devices?|accelerators?|tpus?|cores?|nodes?|workers?|replicas?|hosts?"
 _PER_DEVICE_RE = re.compile(rf"(?:/|\bper\b)\s*(?:an?\s+)?(?:{_DEVICE_WORDS})\b", re.IGNORECASE)
+_PER_CHIP_SUFFIX_RE = re.compile(r"\s*(?:/|per)\s*(?:an?\s+)?(?:gpus?|chips?|devices?|accelerators?|tpus?)$",
+                                 re.IGNORECASE)
+
+
 def per_device_rate(text: object) -> str | None:
     """A rate written per accelerator ("3,000 tokens/s/GPU", "3k tokens per second per GPU"): the text without
     its per-accelerator suffix (the rate of one accelerator), else None."""
@@ -248,9 +252,6 @@ def per_device_rate(text: object) -> str | None:
     m = _PER_CHIP_SUFFIX_RE.search(text.strip())
     return text.strip()[:m.start()] if m and m.start() > 0 else None
 
-
-_PER_CHIP_SUFFIX_RE = re.compile(r"\s*(?:/|per)\s*(?:an?\s+)?(?:gpus?|chips?|devices?|accelerators?|tpus?)$",
-                                 re.IGNORECASE)
 
 _TOKENS_RATE_RE = re.compile(
     r"(?:tokens?|toks?)\s*(?:/|per)\s*(?P<t>s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?)", re.IGNORECASE)

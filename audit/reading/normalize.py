@@ -19,7 +19,7 @@ import pandas as pd
 
 from audit.claims import Claims, RawTable, distinct_texts, texts_of_numbers
 from audit.columns import map_unique
-from audit.quantities import BY_NAME, INPUT_QUANTITIES, PRECISION_ALIASES, TEXT_FIELDS
+from audit.quantities import BY_NAME, INPUT_QUANTITIES, PER_CHIP_SCOPE, PRECISION_ALIASES, TEXT_FIELDS
 from audit.reading.fields import field_of
 from audit.resources import schema_path
 from audit.units import UnitError, is_bare_number, parse_series, per_device_rate, unit_scale
@@ -406,9 +406,6 @@ def normalize(raw: RawTable) -> Claims:
                   unread_columns=list(raw.unread), notes=list(raw.notes), readings=readings, numbers_written=numbers)
 
 
-#: A throughput scope that says per accelerator (the engine's reading, audit.engine.evaluate).
-_PER_CHIP_SCOPE = re.compile(r"per\s*(?:gpu|chip|device|accelerator|tpu|core)|/\s*(?:gpu|chip|device|accelerator)",
-                             re.IGNORECASE)
 #: The scope a throughput written per accelerator gets when the claim gives none.
 UNIT_SCOPE = "per accelerator (the throughput's unit says so)"
 
@@ -418,9 +415,9 @@ def _scope_from_units(info: pd.DataFrame, rows: np.ndarray, add_invalid: Callabl
     accelerator where they give none; a scope that says otherwise ("cluster") contradicts the unit."""
     if not len(rows):
         return
-    scope = info["throughput_scope"].to_numpy(dtype=object)[rows]
-    given = pd.notna(scope)
-    other = np.array([bool(g) and _PER_CHIP_SCOPE.search(str(s)) is None for s, g in zip(scope, given)], dtype=bool)
+    scope = pd.Series(info["throughput_scope"].to_numpy(dtype=object)[rows], dtype=object)
+    given = scope.notna().to_numpy()
+    other = given & ~scope.fillna("").astype(str).str.contains(PER_CHIP_SCOPE).to_numpy(dtype=bool)
     mask = np.zeros(len(info), dtype=bool)
     mask[rows[other]] = True
     add_invalid(mask, "throughput_tokens_per_s", "the throughput is written per accelerator but throughput_scope "
