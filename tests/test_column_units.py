@@ -41,8 +41,37 @@ def test_bare_numbers_take_the_header_unit_and_cells_with_units_keep_theirs(tmp_
     assert a["status"] == b["status"] == "pass"
 
 
-def test_a_header_unit_that_does_not_fit_the_quantity_is_ignored(tmp_path):
+def test_a_header_unit_that_does_not_fit_the_quantity_is_not_used_and_said_so(tmp_path):
     path = tmp_path / "runs.csv"
     path.write_text("id,params (hours)\na,7B\n", encoding="utf-8")
-    claim = to_json(check([str(path)]))["claims"][0]
-    assert claim["quantities"]["params"]["value"] == pytest.approx(7e9)
+    report = to_json(check([str(path)]))
+    assert report["claims"][0]["quantities"]["params"]["value"] == pytest.approx(7e9)
+    notes = [n["message"] for n in report["summary"]["input"]["notes"]]
+    assert any("'params (hours)'" in n and "not a unit of parameters" in n for n in notes), notes
+
+
+@pytest.mark.parametrize("header", ["Training Time (GPU hours)", "Compute (GPU hours)", "Training time (GPU-days)"])
+def test_a_header_in_accelerator_time_gives_the_chip_hours(tmp_path, header):
+    """Meta's model cards head the GPU-hours column "Training Time (GPU hours)" (Llama 2, Table "CO2 emissions
+    during pretraining": Llama 2 7B, 184,320 GPU hours on A100-80GB, 2T tokens; Touvron et al. 2023, Table 2 and
+    Sec. 2.2). The number is accelerator time, not days of wall clock (it read as 184,320 days, 505 years)."""
+    path = tmp_path / "card.csv"
+    path.write_text(f"id,params,tokens,hardware,{header}\nllama2-7b,7B,2T,A100-80GB,184320\n", encoding="utf-8")
+    report = to_json(check([str(path)]))
+    q = report["claims"][0]["quantities"]
+    assert q["chip_hours"]["value"] == pytest.approx(184_320 * (24 if "days" in header else 1))
+    assert "wall_clock_days" not in q or q["wall_clock_days"]["source"] != "claimed"
+    # By hand: 6 x 7e9 x 2e12 / (184,320 x 3600 x 312e12, the A100's dense BF16 peak) = 0.406.
+    if "days" not in header:
+        assert q["mfu"]["value"] == pytest.approx(6 * 7e9 * 2e12 / (184_320 * 3600 * 312e12), rel=1e-3)
+    notes = [n["message"] for n in report["summary"]["input"]["notes"]]
+    assert any(header in n and "read as chip_hours" in n for n in notes), notes
+
+
+def test_a_plain_duration_in_a_header_stays_wall_clock():
+    assert canonical_column_and_unit("Training time (hours)")[0] == "wall_clock_days"
+    from audit.reading.fields import field_of
+
+    assert field_of("Training time (hours)") == ("wall_clock_days", "hours")
+    assert field_of("Training Time (GPU hours)") == ("chip_hours", "GPU hours")
+    assert field_of("params (GPU hours)") == ("params", "GPU hours")  # not a unit of parameters: said, not used

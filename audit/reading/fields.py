@@ -12,6 +12,7 @@ names; a file in which no column at all is understood is unusable input.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from functools import lru_cache
 from typing import Any
@@ -25,6 +26,7 @@ from audit.quantities import BY_NAME, QUANTITIES, TEXT_ALIASES, TEXT_FIELDS, can
 from audit.reading.colmap import ColumnMap
 from audit.reading.common import mangle, printable, printable_value
 from audit.reading.errors import LoadError
+from audit.units import UnitError, unit_scale
 
 __all__ = ["DISPLAY_ONLY", "NOTE_FIELDS", "STRUCTURE_FIELDS", "canonical_columns", "did_you_mean", "field_of",
            "header_field"]
@@ -49,10 +51,36 @@ def _key(text: str) -> str:
 
 @lru_cache(maxsize=65536)
 def field_of(header: str) -> tuple[str | None, str | None]:
-    """The field a column header names (canonical name, ``phases``, or None) and the unit it names, if any."""
+    """The field a column header names (canonical name, ``phases``, or None) and the unit it names, if any.
+
+    A unit of accelerator time names the field whatever words precede it: Meta's model cards head their
+    GPU-hours column "Training Time (GPU hours)", and "Compute (GPU hours)" is not FLOPs either."""
     if _key(header) in STRUCTURE_FIELDS:
         return _key(header), None
-    return canonical_column_and_unit(header)
+    canon, unit = canonical_column_and_unit(header)
+    if canon in _TIME_OR_WORK and unit and not unit_fits(unit, canon) and accelerator_time(unit):
+        return "chip_hours", unit
+    return canon, unit
+
+
+#: Fields whose header may name accelerator time instead ("Training Time (GPU hours)", "Compute (GPU hours)").
+_TIME_OR_WORK = frozenset({"wall_clock_days", "compute_flops"})
+
+
+def unit_fits(unit: str, canon: str) -> bool:
+    """Whether a header's unit is one the quantity can be written in (``hours`` for a duration, not ``MFU``)."""
+    q = BY_NAME.get(canon)
+    if q is None or q.kind == "text":
+        return False
+    try:
+        return math.isfinite(unit_scale(unit, q.kind))
+    except (UnitError, ValueError):
+        return False
+
+
+def accelerator_time(unit: str) -> bool:
+    """Whether a unit is accelerator time (``GPU hours``, ``TPU-days``), not a plain duration (``hours``)."""
+    return unit_fits(unit, "chip_hours") and not unit_fits(unit, "wall_clock_days")
 
 
 @lru_cache(maxsize=1)
@@ -172,6 +200,7 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
             groups.setdefault(canon, []).append(i)
     for canon, positions in groups.items():  # the canonical spelling first, then the file's order
         positions.sort(key=lambda i: (headers[i] != canon, i))
+    notes.extend((file, said) for said in _header_unit_notes(headers, groups, columns))
 
     whole_rows = {pos for pos, fld, _ in problems if not fld}
     if require_known and not groups and len(whole_rows) < n:
@@ -241,6 +270,29 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
         unread.append((file, headers[i], hint))
     return RawTable(out, problems, rows=table.rows, files=table.files, sources=sources, unread=unread, notes=notes,
                     header_units=header_units)
+
+
+def _header_unit_notes(headers: list[str], groups: dict[str, list[int]], columns: ColumnMap | None) -> list[str]:
+    """What the units in the headers' brackets did, where it is not the obvious: a unit of accelerator time that
+    made the column chip-hours, and a unit the column's quantity cannot be written in (not used: its bare numbers
+    are read in the quantity's own unit)."""
+    out = []
+    for canon, positions in groups.items():
+        q = BY_NAME.get(canon)
+        for i in positions:
+            header = headers[i]
+            if q is None or (columns is not None and columns.lookup(header) is not None):
+                continue
+            base, unit = canonical_column_and_unit(header)
+            if not unit:
+                continue
+            if base != canon:
+                out.append(f"{header!r} is read as {canon}, not {base}: {unit!r} is accelerator time")
+            elif not unit_fits(unit, canon):
+                shown = f"in {q.unit}" if q.unit else "as numbers"
+                out.append(f"{header!r}: {unit!r} is not a unit of {q.label.lower()}, so it is not used; the "
+                           f"column's bare numbers are read {shown}")
+    return out
 
 
 def _label(canon: str) -> str:

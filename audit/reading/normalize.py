@@ -20,22 +20,11 @@ import pandas as pd
 from audit.claims import Claims, RawTable, distinct_texts, texts_of_numbers
 from audit.columns import map_unique
 from audit.quantities import BY_NAME, INPUT_QUANTITIES, PER_CHIP_SCOPE, PRECISION_ALIASES, TEXT_FIELDS
-from audit.reading.fields import field_of
+from audit.reading.fields import field_of, unit_fits
 from audit.resources import schema_path
 from audit.units import UnitError, is_bare_number, parse_series, per_device_rate, unit_scale
 
 __all__ = ["normalize"]
-
-
-def _unit_fits(unit: str, canon: str) -> bool:
-    """Whether a header's unit is one the quantity can be written in (``hours`` for a duration, not ``MFU``)."""
-    q = BY_NAME.get(canon)
-    if q is None or q.kind == "text":
-        return False
-    try:
-        return math.isfinite(unit_scale(unit, q.kind))
-    except (UnitError, ValueError):
-        return False
 
 
 def _one_text(v: Any) -> str | None:
@@ -139,7 +128,7 @@ def _header_units(name: str, source: pd.Categorical | None, mapped: dict[str, st
     units: list[str | None] = []
     for header in source.categories:
         unit = mapped[str(header)] if mapped and str(header) in mapped else field_of(str(header))[1]
-        units.append(unit if unit and _unit_fits(unit, name) else None)
+        units.append(unit if unit and unit_fits(unit, name) else None)
     if not any(units):
         return None
     distinct = list(dict.fromkeys(units))
