@@ -22,7 +22,7 @@ from audit.columns import map_unique
 from audit.quantities import BY_NAME, INPUT_QUANTITIES, PER_CHIP_SCOPE, PRECISION_ALIASES, TEXT_FIELDS
 from audit.reading.fields import field_of, unit_fits
 from audit.resources import schema_path
-from audit.units import UnitError, is_bare_number, parse_series, per_device_rate, unit_scale
+from audit.units import is_bare_number, parse_series, per_device_rate
 
 __all__ = ["normalize"]
 
