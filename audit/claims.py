@@ -75,10 +75,12 @@ class Claims:
     invalid: pd.DataFrame
     unread_columns: list[UnreadColumn] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)
-    #: Cells read as *not stated*, with why (row, field, message): a fine-tune compute of 0, a cell listing two
-    #: different figures. Reported as info findings (V003), never silently.
+    #: How cells were read where it needs saying (row, field, message, rule): read as *not stated*, with why (a
+    #: fine-tune compute of 0, a cell listing two different figures: V003), or a figure written as a bound (V011).
+    #: Reported as info findings, never silently.
     readings: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
-        {"row": pd.Series([], dtype=int), "field": pd.Series([], dtype=object), "message": pd.Series([], dtype=object)}))
+        {"row": pd.Series([], dtype=int), "field": pd.Series([], dtype=object), "message": pd.Series([], dtype=object),
+         "rule": pd.Series([], dtype=object)}))
     #: Columns of ``stated_text`` left empty because their cells were numbers: each column's numbers as read
     #: (NaN where a cell was empty), whose reprs are the texts.
     numbers_written: dict[str, np.ndarray] = field(default_factory=dict)

@@ -2593,8 +2593,35 @@ class ValueNotUsed(Rule):
         readings = getattr(state.claims, "readings", None)
         if readings is None or readings.empty:
             return None
+        readings = readings[readings["rule"].to_numpy(dtype=object) == cls.code] if "rule" in readings else readings
+        if readings.empty:
+            return None
         return findings_part(readings["row"].to_numpy(dtype=int), cls.code, "info",
                               readings["field"].to_numpy(dtype=object), detail=readings["message"].to_numpy(dtype=object))
+
+
+class ValueIsABound(ValueNotUsed):
+    """A figure written as a bound, used as the number written, and said so.
+
+    **What it checks.** Nothing about the figures: it says where a cell writes its figure as a limit, with a
+    qualifier before the number ("less than 3K GPU-weeks", "up to 16", "within 90 days", "under $2 million",
+    "more than 12 trillion tokens", "at least", "> 1T") or a "+" after it ("15T+", "15+ trillion tokens"). The
+    number written is used as the value, as a reader of the claim would; "~", "about" and "roughly" are not
+    bounds and are not reported.
+
+    **Why it matters.** A check that uses a bound tests the figure it names, not the value: with "less than 3K
+    GPU-weeks" of accelerator time, the MFU derived from it is a lower bound (Snowflake Arctic: 19.9 % or
+    more), and an agreement or a disagreement holds only in the bound's direction. No qualifier is dropped
+    without a word.
+
+    **Example.** ``chip_hours: "less than 3K GPU weeks"``: read as 504,000 chip-hours, said so.
+
+    **References.** Snowflake AI Research 2024, *Snowflake Arctic* (blog: "less than 3K GPU weeks").
+    """
+
+    code = "V011"
+    name = "value-is-a-bound"
+    formula = "figure written as a bound: read as the number written"
 
 
 class DatasetUnit(Rule):

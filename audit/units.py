@@ -180,9 +180,30 @@ _SPACES_RE = re.compile(r"\s+")
 _QUALIFIER_RE = re.compile(
     r"(?:[~≈≃∼]|>=|<=|[><≥≤]"
     r"|(?:about|approx|approximately|around|roughly|circa|ca|nearly|almost|over|under|more than|less than"
-    r"|at least|at most|up to|upwards of|just over|just under|est|estimated)\.?(?![a-z]))\s*",
+    r"|fewer than|no more than|no less than|not more than|at least|at most|up to|upwards of|just over|just under"
+    r"|within|below|above|exceeding|in excess of|est|estimated)\.?(?![a-z]))\s*",
     re.IGNORECASE,
 )
+# The qualifiers of a bound: the figure is a limit, not the value ("less than 3K GPU-weeks", "15T+ tokens").
+_UPPER_BOUND_RE = re.compile(
+    r"^\s*(?:<=?|≤|(?:under|less than|fewer than|no more than|not more than|at most|up to|within|below|just under)"
+    r"(?![a-z]))", re.IGNORECASE)
+_LOWER_BOUND_RE = re.compile(
+    r"^\s*(?:>=?|≥|(?:over|more than|no less than|at least|upwards of|above|exceeding|in excess of|just over)"
+    r"(?![a-z]))|^[^+]*[0-9.]\s*[A-Za-z]*\+(?:\s|$)", re.IGNORECASE)
+
+
+def bound_of(text: object) -> str | None:
+    """``"upper"`` or ``"lower"`` when a cell writes its figure as a bound ("less than 400K GPU-hours", "up to 16",
+    "over 2T tokens", "15T+"), else None. The number written is still read as the value (:func:`parse_value`);
+    this says that it is a limit."""
+    if not isinstance(text, str):
+        return None
+    if _UPPER_BOUND_RE.match(text):
+        return "upper"
+    if _LOWER_BOUND_RE.match(text):
+        return "lower"
+    return None
 _CURRENCY_RE = re.compile(r"[$€£¥]")
 
 # The number: optional sign, digits with optional "," thousands separators (groups of exactly three), an
@@ -400,6 +421,11 @@ def _count_scale(rest: str, pattern: re.Pattern[str]) -> tuple[int, str]:
 # --------------------------------------------------------------------------------------------------------
 # Per-kind unit readers: text after the number -> scale, or _Reject.
 
+#: An accelerator's model as a unit of count: "H100s", "A100", "MI300Xs", "B200s" (letters, three or four digits, a
+#: letter, a plural "s"; not "e23", an exponent written apart).
+_PLURAL_MODEL_RE = re.compile(r"(?!e)[a-z]{1,3}\d{3,4}[a-z]?s?")
+
+
 def _unit_count(rest: str) -> _Scale:
     exp, rest = _count_scale(rest, _COUNT_SCALE_RE)
     toks = _tokens(rest)
@@ -411,8 +437,9 @@ def _unit_count(rest: str) -> _Scale:
                       "give the token count", specific=True)
     if lowered[-1] in ("node", "nodes"):
         raise _Reject("a node holds several accelerators; give the accelerator count", specific=True)
-    # Up to three descriptive words before the unit: "1.4T training tokens", "6,144 TPU v4 chips".
-    if lowered[-1] in _COUNT_UNITS and len(toks) <= 4 and all(_WORD_TOKEN_RE.fullmatch(t) for t in toks[:-1]):
+    # Up to three descriptive words before the unit: "1.4T training tokens", "6,144 TPU v4 chips". An
+    # accelerator's model in the plural is a unit too ("1,024 H100s", "64 MI300Xs"), as "GPUs" is.
+    if (lowered[-1] in _COUNT_UNITS or _PLURAL_MODEL_RE.fullmatch(lowered[-1])) and len(toks) <= 4 and all(_WORD_TOKEN_RE.fullmatch(t) for t in toks[:-1]):
         _descriptor_problem(toks[:-1], "count")
         return (exp, 1, 1)
     if toks and _PRODUCT_RE.fullmatch(toks[0]):
@@ -479,7 +506,13 @@ def _unit_tokens_rate(rest: str) -> _Scale:
     m = _TOKENS_RATE_RE.fullmatch(rest)
     if m:
         return (exp, 1, _PER_TIME_DEN[m.group("t").lower()])
-    if _PER_DEVICE_RE.search(rest):
+    m = _PER_DEVICE_RE.search(rest)
+    if m:
+        word = m.group(0).lstrip("/").strip().lower().removeprefix("per").strip()
+        if re.fullmatch(r"(?:an?\s+)?(?:nodes?|workers?|replicas?|hosts?)", word):
+            # A node's, worker's or replica's rate: how many accelerators each holds is not in the claim.
+            raise _Reject(f"this is a rate per {word.split()[-1].rstrip('s')}, which holds several accelerators; "
+                          f"give the whole cluster's tokens/s, or one accelerator's (tokens/s/GPU)", specific=True)
         raise _Reject("this is a per-accelerator rate; the field is whole-cluster throughput, "
                       "so multiply by the number of chips", specific=True)
     raise _Reject(f"unknown unit {rest!r}")
@@ -579,6 +612,8 @@ _CO2_SCALE: dict[str, tuple[int, int, int]] = {"g": (-6, 1, 1), "gram": (-6, 1, 
 _USD_WORDS_RE = re.compile(r"(?:\(?\d{4}\)?\s*)?(?:USD|US\s*dollars?|dollars?)(?:\s*\(?\d{4}\)?)?", re.IGNORECASE)
 _PER_CHIP_HOUR_RE = re.compile(
     r"(?:/|\bper\b)\s*(?:an?\s+)?(?:[A-Za-z0-9.]+[\s-]+){0,3}(?:hours?|hrs?|h)", re.IGNORECASE)
+_SYSTEM_HOUR_RE = re.compile(r"\b(?:nodes?|servers?|hosts?|machines?|instances?|vms?|pods?|boxes|box|systems?)\b",
+                             re.IGNORECASE)
 _INTENSITY_RE = re.compile(
     rf"(?P<m>g|kg|t){_CO2_SUFFIX}\s*(?:/|\bper\b)\s*(?P<e>kWh|MWh)", re.IGNORECASE)
 
@@ -640,6 +675,12 @@ def _unit_usd_rate(rest: str) -> _Scale:
         return _ONE
     m = _PER_CHIP_HOUR_RE.search(rest)
     if m and m.end() == len(rest):
+        if _SYSTEM_HOUR_RE.search(m.group(0)):
+            # A cloud instance's or a node's price ("$98.32/node-hour", p5.48xlarge's "$98.32 per instance
+            # hour") is for all its accelerators at once: read as one chip's, it overstates the price 8x.
+            raise _Reject("a price per node, server or instance hour covers all its accelerators; divide by the "
+                          "accelerators it holds (8 in a DGX H100 or a p5.48xlarge) and give USD per chip-hour",
+                          specific=True)
         rest = rest[:m.start()].strip()
     if not rest or _USD_WORDS_RE.fullmatch(rest):
         return _ONE
@@ -727,6 +768,16 @@ class _Number(NamedTuple):
     rest: str
 
 
+
+def _without_qualifiers(s: str) -> str:
+    """The text without its leading qualifiers ("~", "about", "less than")."""
+    for _ in range(4):
+        m = _QUALIFIER_RE.match(s)
+        if not m or m.end() == 0:
+            break
+        s = s[m.end():]
+    return s
+
 def _read_number(raw: str, kind: str) -> _Number | None:
     """The number at the start of a cell and the unit text after it; None when the cell means "missing"."""
     text = raw.strip()
@@ -736,18 +787,15 @@ def _read_number(raw: str, kind: str) -> _Number | None:
         raise _error(raw, kind, f"too long ({len(text)} characters; at most {MAX_TEXT_LEN})")
     s = _SPACES_RE.sub(" ", text).translate(_DASHES)
     s = _SUPERSCRIPT_RE.sub(lambda m: "^" + m.group(1).translate(_SUPERSCRIPTS), s)
+    # Qualifiers at the front ("~", "about", "over", "up to", "> ") and a trailing "+" ("15T+") only say
+    # the value is approximate or a bound; the number written is the value (a bound is said: V011). They may
+    # stand before a dollar sign ("under $2 million") or after it ("$~2M").
+    s = _without_qualifiers(s)
     if kind in _MONEY_KINDS:  # "$5.6M", "US$ 2", "USD 5.576 million": US dollars only
-        s = _DOLLAR_RE.sub("", s, count=1).strip()
+        s = _without_qualifiers(_DOLLAR_RE.sub("", s, count=1).strip())
     if _CURRENCY_RE.search(s):
         raise _error(raw, kind, "only US dollars are read here (convert the amount to USD)" if kind in _MONEY_KINDS
                      else "a currency amount is not a quantity here")
-    # Qualifiers at the front ("~", "about", "over", "up to", "> ") and a trailing "+" ("15T+") only say
-    # the value is approximate or a bound; the number written is the value.
-    for _ in range(4):
-        m = _QUALIFIER_RE.match(s)
-        if not m or m.end() == 0:
-            break
-        s = s[m.end():]
     if s.endswith("+"):
         s = s[:-1].rstrip()
 

@@ -12,6 +12,7 @@ from audit.units import (
     KINDS,
     MAX_TEXT_LEN,
     UnitError,
+    bound_of,
     parse_series,
     parse_value,
 )
@@ -428,3 +429,43 @@ def test_parse_series_empty() -> None:
 def test_pf_days_are_not_accelerator_hours() -> None:
     with pytest.raises(UnitError, match="compute"):
         parse_value("3640 PF-days", "hours")
+
+
+@pytest.mark.parametrize(("text", "kind", "value", "bound"), [
+    ("less than 3K GPU weeks", "hours", 3000 * 7 * 24, "upper"),  # Snowflake Arctic: 3,000 x 168 GPU-hours
+    ("under $2 million", "usd", 2e6, "upper"),
+    ("within 90 days", "days", 90, "upper"),
+    ("up to 16", "count", 16, "upper"),
+    ("more than 12 trillion tokens", "count", 12e12, "lower"),
+    ("15+ trillion tokens", "count", 15e12, "lower"),
+    (">= 1T", "count", 1e12, "lower"),
+    ("~16 days", "days", 16, None),
+    ("about 2T tokens", "count", 2e12, None),
+    ("3.14e+23 FLOP", "flop", 3.14e23, None),
+])
+def test_a_bound_is_read_as_the_number_written_and_known_for_a_bound(text, kind, value, bound) -> None:
+    assert parse_value(text, kind) == pytest.approx(value)
+    assert bound_of(text) == bound
+
+
+@pytest.mark.parametrize("text", ["$98.32/node-hour", "$98.32 per instance hour", "12 USD per server-hour"])
+def test_a_price_per_node_or_instance_hour_is_refused_not_read_per_chip(text) -> None:
+    # AWS p5.48xlarge (8 H100) lists $98.32 an instance-hour: read per chip-hour it would be 8x the price.
+    with pytest.raises(UnitError, match="divide by the accelerators it holds"):
+        parse_value(text, "usd_rate")
+    assert parse_value("$2.50/GPU-hr", "usd_rate") == 2.5
+
+
+def test_a_throughput_per_node_says_a_node_holds_several_accelerators() -> None:
+    with pytest.raises(UnitError, match="rate per node, which holds several accelerators"):
+        parse_value("80,000 tokens/s/node", "tokens_rate")
+
+
+@pytest.mark.parametrize(("text", "value"), [("1,024 H100s", 1024), ("64 MI300Xs", 64), ("512 H100", 512)])
+def test_an_accelerator_model_counts_as_a_unit_of_chips(text, value) -> None:
+    assert parse_value(text, "count") == value
+
+
+def test_an_exponent_written_apart_is_not_an_accelerator_model() -> None:
+    with pytest.raises(UnitError):
+        parse_value("1 e23", "count")

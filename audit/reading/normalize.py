@@ -22,7 +22,7 @@ from audit.columns import map_unique
 from audit.quantities import BY_NAME, INPUT_QUANTITIES, PER_CHIP_SCOPE, PRECISION_ALIASES, TEXT_FIELDS
 from audit.reading.fields import field_of, unit_fits
 from audit.resources import schema_path
-from audit.units import is_bare_number, parse_series, per_device_rate
+from audit.units import bound_of, is_bare_number, parse_series, per_device_rate
 
 __all__ = ["normalize"]
 
@@ -159,6 +159,29 @@ def _parse_quantity(col: pd.Series, kind: str, unit_codes: np.ndarray, units: li
     return parsed, pd.Series(errors, index=col.index, dtype=object)
 
 
+#: Cells that may write a bound: a qualifier or a sign before the number, or a "+" after it.
+_MAY_BE_BOUND = re.compile(r"^\s*[^\s0-9.,$]|\+")
+
+
+def _say_bounds(cell_text: np.ndarray, used: np.ndarray, label: str, name: str,
+                add_reading: Callable[..., None]) -> None:
+    """Say (V011) where a figure used was written as a bound ("less than 400K GPU-hours", "over 2T tokens")."""
+    texts = pd.Series(cell_text, dtype=object)
+    maybe = map_unique(texts, lambda t: isinstance(t, str) and _MAY_BE_BOUND.search(t) is not None)
+    rows = used & maybe.to_numpy(dtype=bool)
+    if not rows.any():
+        return
+    bounds = texts[rows].map(bound_of).to_numpy(dtype=object)
+    found = np.flatnonzero(rows)[pd.notna(bounds)]
+    if not len(found):
+        return
+    kinds = bounds[pd.notna(bounds)]
+    add_reading(np.isin(np.arange(len(cell_text)), found), name, [
+        f"{label} written {cell_text[r]!r} is {'an upper' if k == 'upper' else 'a lower'} bound (the value is "
+        f"{'at most' if k == 'upper' else 'at least'} the figure written), read as that figure: the checks that use "
+        f"it hold only as bounds" for r, k in zip(found, kinds)], rule="V011")
+
+
 @lru_cache(maxsize=1)
 def _text_limits() -> dict[str, int]:
     """Longest text accepted per text field: the schema's ``maxLength`` (500 where the schema sets none)."""
@@ -209,13 +232,16 @@ def normalize(raw: RawTable) -> Claims:
     reading_rows: list[int] = []
     reading_fields: list[str] = []
     reading_msgs: list[str] = []
+    reading_rules: list[str] = []
 
-    def add_reading(mask: np.ndarray, fld: str, messages: Iterable[str]) -> None:
-        """Cells read as *not stated*, with why (an info finding, V003): not invalid, not used."""
+    def add_reading(mask: np.ndarray, fld: str, messages: Iterable[str], rule: str = "V003") -> None:
+        """How cells were read, said as an info finding: read as *not stated*, with why (V003: not invalid, not
+        used), or a figure written as a bound (V011: used as the number written)."""
         for row, message in zip(np.flatnonzero(mask), messages):
             reading_rows.append(int(row))
             reading_fields.append(fld)
             reading_msgs.append(message)
+            reading_rules.append(rule)
 
     def add_invalid(mask: np.ndarray, fld: str, messages: Iterable[str] | str) -> None:
         rows = np.flatnonzero(mask)
@@ -321,6 +347,8 @@ def normalize(raw: RawTable) -> Claims:
             what = " (a fraction of an accelerator)" if name == "chips" else ""
             add_invalid(frac, name, f"{q.label} must be a whole number{what}")
             bad |= frac
+        if not numbers_only:
+            _say_bounds(cell_text, ~bad & ~err_mask & ~np.isnan(parsed), q.label, name, add_reading)
         value_a[:, j] = np.where(bad, np.nan, parsed)
     values = pd.DataFrame(value_a, index=index, columns=list(INPUT_QUANTITIES), dtype=float, copy=False)
     text = pd.DataFrame(text_a, index=index, columns=list(INPUT_QUANTITIES), dtype=object, copy=False)
@@ -390,7 +418,8 @@ def normalize(raw: RawTable) -> Claims:
         invalid = pd.DataFrame({"row": pd.Series([], dtype=int), "field": pd.Series([], dtype=object),
                                 "message": pd.Series([], dtype=object)})
     readings = pd.DataFrame({"row": pd.Series(reading_rows, dtype=int), "field": pd.Series(reading_fields, dtype=object),
-                             "message": pd.Series(reading_msgs, dtype=object)})
+                             "message": pd.Series(reading_msgs, dtype=object),
+                             "rule": pd.Series(reading_rules, dtype=object)})
     return Claims(values=values, stated_text=text, info=info, extras=extras, invalid=invalid,
                   unread_columns=list(raw.unread), notes=list(raw.notes), readings=readings, numbers_written=numbers)
 
