@@ -273,9 +273,14 @@ def canonical_column_and_unit(name: str) -> tuple[str | None, str | None]:
     """
     text = str(name)
     canon = _COLUMN_MAP.get(_key(text))
-    if canon is not None:
-        return canon, None
     m = _UNIT_HINT.match(text)
+    if canon is not None:
+        # "MFU (%)" and "MFU %" are the alias "mfu" once their signs are dropped: the unit still applies.
+        if m and m.group("base") and _COLUMN_MAP.get(_key(m.group("base"))) == canon and not _key(m.group("unit")):
+            return canon, m.group("unit")
+        if text.rstrip().endswith("%") and not _key(text.rstrip()[-1]):
+            return canon, "%"
+        return canon, None
     if m and m.group("base"):
         return _COLUMN_MAP.get(_key(m.group("base"))), m.group("unit")
     return None, None

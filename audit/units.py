@@ -149,6 +149,18 @@ _NA_STRINGS: frozenset[str] = frozenset({
     "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A",
     "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
 })
+#: What spreadsheets write for "not known" beside pandas' strings (compared in lower case): dashes (the tool's
+#: own reports print an em dash for a missing figure), question marks, "unknown", "TBD", "not reported".
+PLACEHOLDERS: frozenset[str] = frozenset({
+    *(t.lower() for t in _NA_STRINGS), "n.a.", "n.a", "n/k", "nil", "-", "--", "---", "\u2014", "\u2013", "?", "??",
+    "???", "unknown", "unk", "tbd", "tba", "tbc", "not reported", "not stated", "not disclosed", "undisclosed",
+    "not available", "unavailable", "not known", "missing",
+})
+
+
+def is_placeholder(text: object) -> bool:
+    """Whether a cell's text only says that the figure is not known ("N/A", "unknown", "-", "TBD")."""
+    return isinstance(text, str) and text.strip().lower() in PLACEHOLDERS
 
 
 class _Reject(Exception):
@@ -781,7 +793,7 @@ def _without_qualifiers(s: str) -> str:
 def _read_number(raw: str, kind: str) -> _Number | None:
     """The number at the start of a cell and the unit text after it; None when the cell means "missing"."""
     text = raw.strip()
-    if not text or text in _NA_STRINGS:
+    if not text or text.lower() in PLACEHOLDERS:
         return None
     if len(text) > MAX_TEXT_LEN:
         raise _error(raw, kind, f"too long ({len(text)} characters; at most {MAX_TEXT_LEN})")
@@ -902,13 +914,43 @@ def is_bare_number(value: object) -> bool:
 def _header_scale(unit: str, kind: str) -> _Scale:
     """The scale of a unit named alone (a column header's ``hours``): the unit of ``1 <unit>`` read as ``kind``,
     with a power of ten written in it (``×10^3 hours``) folded in. Computed once per unit and kind."""
-    text = f"1 {unit}"
-    number = _read_number(text, kind)
-    if (number is None or number.sign or number.digits != "1" or number.frac
-            or number.base_power is not None):
-        raise _error(text, kind, f"{unit!r} is not a unit")
-    exp, num, den = _unit_scale(number.rest, text, kind)
-    return (exp + number.exp10, num, den)
+    first: UnitError | None = None
+    for text in _header_unit_texts(unit, kind):
+        try:
+            number = _read_number(text, kind)
+            if (number is None or number.sign or number.digits != "1" or number.frac
+                    or number.base_power is not None):
+                raise _error(text, kind, f"{unit!r} is not a unit")
+            exp, num, den = _unit_scale(number.rest, text, kind)
+        except UnitError as exc:
+            first = first or exc
+            continue
+        return (exp + number.exp10, num, den)
+    assert first is not None
+    raise first
+
+
+#: Multipliers a spreadsheet's header names alone ("GPU hours (thousands)"), in the singular a cell reads.
+_HEADER_MULTIPLIERS = {"thousands": "thousand", "millions": "million", "billions": "billion",
+                       "trillions": "trillion"}
+_HEADER_MONEY_RE = re.compile(r"(?:US\s?\$|\$)\s*(?P<s>[kmbt]|thousands?|millions?|billions?)?|"
+                              r"(?P<p>[kmbt])\s?(?:USD|\$)", re.IGNORECASE)
+
+
+def _header_unit_texts(unit: str, kind: str) -> list[str]:
+    """How ``1`` under a header's unit is written as a cell: ``1 hours``; for money ``$K`` and ``kUSD`` as
+    ``$1K``; a plural multiplier (``thousands``) as ``1 thousand``."""
+    u = unit.strip()
+    texts = [f"1 {u}"]
+    if u.lower() in _HEADER_MULTIPLIERS:
+        texts.append(f"1 {_HEADER_MULTIPLIERS[u.lower()]}")
+    if kind in _MONEY_KINDS:
+        m = _HEADER_MONEY_RE.fullmatch(u)
+        if m:
+            suffix = m.group("s") or m.group("p") or ""
+            suffix = _HEADER_MULTIPLIERS.get(suffix.lower(), suffix)
+            texts.append(f"$1{suffix.upper() if len(suffix) == 1 else ' ' + suffix}")
+    return texts
 
 
 def unit_scale(unit: str, kind: str) -> float:

@@ -75,3 +75,54 @@ def test_a_plain_duration_in_a_header_stays_wall_clock():
     assert field_of("Training time (hours)") == ("wall_clock_days", "hours")
     assert field_of("Training Time (GPU hours)") == ("chip_hours", "GPU hours")
     assert field_of("params (GPU hours)") == ("params", "GPU hours")  # not a unit of parameters: said, not used
+
+
+def _claim(tmp_path, header: str, cell: str, **more: str | None) -> dict:
+    cols = {"id": "r", "params": "7B", "tokens": "2T", "hardware": "H100", "chips": "1024", "wall_clock_days": "3",
+            **more, header: cell}
+    cols = {k: v for k, v in cols.items() if v is not None}
+    path = tmp_path / "runs.csv"
+    path.write_text(",".join(cols) + "\n" + ",".join(cols.values()) + "\n", encoding="utf-8")
+    return to_json(check([str(path)]))
+
+
+@pytest.mark.parametrize("header", ["MFU (%)", "MFU [%]", "MFU %", "mfu (%)"])
+def test_a_percent_sign_in_the_header_makes_the_numbers_percentages(tmp_path, header):
+    # It was dropped with the header's other signs ("MFU (%)" is the alias "mfu"): 45 read as 4,500 %, a fail.
+    report = _claim(tmp_path, header, "45")
+    assert report["claims"][0]["quantities"]["mfu"]["value"] == pytest.approx(0.45)
+
+
+@pytest.mark.parametrize(("header", "cell", "usd"), [("Cost ($K)", "147", 147_000), ("Cost (kUSD)", "147", 147_000),
+                                                     ("Cost ($M)", "0.147", 147_000), ("Cost (USD)", "147000", 147_000)])
+def test_money_headers_scale_the_amounts(tmp_path, header, cell, usd):
+    # 1,024 H100 x 3 days x 24 h x $2 per GPU-hour = $147,456 (hand arithmetic): agrees with $147K.
+    report = _claim(tmp_path, header, cell, price_per_chip_hour="2")
+    claim = report["claims"][0]
+    assert claim["quantities"]["cost_usd"]["value"] == pytest.approx(usd)
+    assert not [f for f in claim["findings"] if f["rule"] == "E003" and f["severity"] != "ok"]
+
+
+def test_a_header_multiplier_word_scales_the_numbers(tmp_path):
+    # "GPU hours (thousands)": 73.728 thousand = 1,024 x 72 h (hand arithmetic), consistent with the chips and days.
+    report = _claim(tmp_path, "GPU hours (thousands)", "73.728")
+    assert report["claims"][0]["quantities"]["chip_hours"]["value"] == pytest.approx(73_728)
+
+
+def test_a_per_accelerator_throughput_header_is_one_chips_rate(tmp_path):
+    # 7,535 tokens/s per H100 x 1,024 = 7.72M tokens/s, and 2T tokens / 7.72M = 3.0 days (hand arithmetic).
+    report = _claim(tmp_path, "Throughput (tokens/s/GPU)", "7535")
+    claim = report["claims"][0]
+    assert claim["quantities"]["throughput_tokens_per_s"]["value"] == pytest.approx(7535 * 1024)
+    assert claim["status"] == "pass", [f["message"] for f in claim["findings"] if f["severity"] != "ok"]
+
+
+@pytest.mark.parametrize(("header", "field", "words"), [("Cost (EUR)", "cost_usd", "not US dollars"),
+                                                       ("GPUs (nodes)", "chips", "node holds several")])
+def test_a_header_unit_that_names_something_else_refuses_the_numbers(tmp_path, header, field, words):
+    report = _claim(tmp_path, header, "140000" if "Cost" in header else "128",
+                    **({"chips": None} if field == "chips" else {}))
+    claim = report["claims"][0]
+    assert claim["status"] == "invalid"
+    bad = [f["message"] for f in claim["findings"] if f["rule"] == "V001"]
+    assert any(header in m and words in m for m in bad), bad

@@ -258,3 +258,19 @@ def test_every_module_of_the_reading_package_is_imported_so_a_format_module_regi
     assert {"csvfile", "jsonfile", "parquetfile", "xlsxfile"} <= names
     assert all(f"audit.reading.{n}" in sys.modules for n in names)
     assert {"csv", "json", "jsonl", "parquet", "xlsx"} <= {r.name for r in reading.readers()}
+
+
+@pytest.mark.parametrize("placeholder", ["N/A", "na", "-", "--", "\u2014", "unknown", "Unknown", "TBD", "?", "none",
+                                         "n.a.", "not reported", "#N/A"])
+def test_a_placeholder_for_an_unknown_figure_is_not_stated_not_invalid(tmp_path, placeholder):
+    """Spreadsheets write "-", "unknown" or "TBD" where a figure is not known; the tool's own reports print an em
+    dash for one. Such a cell states nothing: the claim is audited on its other figures, not made invalid."""
+    from audit.api import check, to_json
+
+    path = tmp_path / "runs.csv"
+    path.write_text("id,params,tokens,compute_flops,hardware,chips,mfu\n"
+                    f"r,7B,2T,\"{placeholder}\",\"{placeholder}\",1024,\"{placeholder}\"\n", encoding="utf-8")
+    claim = to_json(check([str(path)]))["claims"][0]
+    assert claim["status"] != "invalid", [f["message"] for f in claim["findings"] if f["severity"] != "ok"]
+    assert "compute_flops" not in claim["quantities"] or claim["quantities"]["compute_flops"]["source"] != "claimed"
+    assert not [f for f in claim["findings"] if f["rule"] == "H001"]  # no "unknown accelerator 'N/A'"

@@ -26,7 +26,7 @@ from audit.quantities import BY_NAME, QUANTITIES, TEXT_ALIASES, TEXT_FIELDS, can
 from audit.reading.colmap import ColumnMap
 from audit.reading.common import mangle, printable, printable_value
 from audit.reading.errors import LoadError
-from audit.units import UnitError, unit_scale
+from audit.units import UnitError, per_device_rate, unit_scale
 
 __all__ = ["DISPLAY_ONLY", "NOTE_FIELDS", "STRUCTURE_FIELDS", "canonical_columns", "did_you_mean", "field_of",
            "header_field"]
@@ -76,6 +76,38 @@ def unit_fits(unit: str, canon: str) -> bool:
         return math.isfinite(unit_scale(unit, q.kind))
     except (UnitError, ValueError):
         return False
+
+
+#: Currencies other than the US dollar, as a header names them ("Cost (EUR)").
+_OTHER_CURRENCY_RE = re.compile(r"^\s*(?:€|£|¥|₩|₹|(?:eur|euros?|gbp|cny|rmb|yuan|jpy|yen|krw|inr|chf|cad|aud)\b)",
+                                re.IGNORECASE)
+
+
+def refused_header_unit(unit: str, canon: str) -> str | None:
+    """Why the bare numbers under a header's unit cannot be read as the column's quantity, when the unit says they
+    are something else ("Cost (EUR)": euros; "chips (nodes)": nodes); None when the unit fits, or is not a unit
+    at all ("Compute (estimated)": a description, not used and said so)."""
+    q = BY_NAME.get(canon)
+    if q is None or q.kind == "text" or unit_fits(unit, canon) or per_chip_header_unit(unit, canon):
+        return None
+    if q.kind in ("usd", "usd_rate") and _OTHER_CURRENCY_RE.match(unit):
+        return f"{unit} is not US dollars; convert the amounts to USD"
+    try:
+        unit_scale(unit, q.kind)
+    except UnitError as exc:
+        reason = exc.reason or ""
+        if reason and not reason.startswith("unknown unit") and "is not a unit" not in reason:
+            return reason
+    except ValueError:
+        return None
+    return None
+
+
+def per_chip_header_unit(unit: str, canon: str) -> bool:
+    """Whether a throughput column's header names one accelerator's rate ("Throughput (tokens/s/GPU)"): its bare
+    numbers are read as cells written so ("7535 tokens/s/GPU"), times the chips."""
+    return canon == "throughput_tokens_per_s" and per_device_rate(f"1 {unit}") is not None and \
+        unit_fits(per_device_rate(f"1 {unit}")[1:].strip(), canon)
 
 
 def accelerator_time(unit: str) -> bool:
@@ -288,7 +320,10 @@ def _header_unit_notes(headers: list[str], groups: dict[str, list[int]], columns
                 continue
             if base != canon:
                 out.append(f"{header!r} is read as {canon}, not {base}: {unit!r} is accelerator time")
-            elif not unit_fits(unit, canon):
+            elif refused_header_unit(unit, canon):
+                out.append(f"{header!r}: {unit!r} is not a unit of {q.label.lower()} "
+                           f"({refused_header_unit(unit, canon)}): the column's bare numbers are not read")
+            elif not unit_fits(unit, canon) and not per_chip_header_unit(unit, canon):
                 shown = f"in {q.unit}" if q.unit else "as numbers"
                 out.append(f"{header!r}: {unit!r} is not a unit of {q.label.lower()}, so it is not used; the "
                            f"column's bare numbers are read {shown}")

@@ -20,9 +20,9 @@ import pandas as pd
 from audit.claims import Claims, RawTable, distinct_texts, texts_of_numbers
 from audit.columns import map_unique
 from audit.quantities import BY_NAME, INPUT_QUANTITIES, PER_CHIP_SCOPE, PRECISION_ALIASES, TEXT_FIELDS
-from audit.reading.fields import field_of, unit_fits
+from audit.reading.fields import field_of, per_chip_header_unit, refused_header_unit, unit_fits
 from audit.resources import schema_path
-from audit.units import bound_of, is_bare_number, parse_series, per_device_rate
+from audit.units import bound_of, is_bare_number, is_placeholder, parse_series, per_device_rate
 
 __all__ = ["normalize"]
 
@@ -134,6 +134,51 @@ def _header_units(name: str, source: pd.Categorical | None, mapped: dict[str, st
     distinct = list(dict.fromkeys(units))
     remap = np.array([distinct.index(u) for u in units], dtype=np.int16)
     return remap[np.asarray(source.codes)], distinct
+
+
+def _per_chip_headers(col: pd.Series, cell_text: np.ndarray, source: pd.Categorical | None,
+                      mapped: dict[str, str | None] | None) -> tuple[pd.Series, np.ndarray]:
+    """A throughput column under a header naming one accelerator's rate ("Throughput (tokens/s/GPU)"): its bare
+    numbers written with that unit ("7535 tokens/s/GPU"), as the per-accelerator reading of a cell takes them."""
+    if source is None:
+        return col, cell_text
+    units = [mapped[str(h)] if mapped and str(h) in mapped else field_of(str(h))[1] for h in source.categories]
+    per_chip = [bool(u) and per_chip_header_unit(u, "throughput_tokens_per_s") for u in units]
+    if not any(per_chip):
+        return col, cell_text
+    codes = np.asarray(source.codes)
+    under = np.asarray(per_chip, dtype=bool)[codes]
+    bare = map_unique(col, lambda v: v is not None and is_bare_number(v)).to_numpy(dtype=bool)
+    rows = np.flatnonzero(under & bare)
+    if not len(rows):
+        return col, cell_text
+    cell_text = cell_text.copy()
+    col = col.astype(object).copy()
+    for k in np.flatnonzero(per_chip):  # one pass per header, not per row
+        at = rows[codes[rows] == k]
+        written = (pd.Series(cell_text[at], dtype=object).str.strip() + f" {units[k]}").to_numpy(dtype=object)
+        cell_text[at] = written
+        col.iloc[at] = written
+    return col, cell_text
+
+
+def _refused_by_header(name: str, source: pd.Categorical | None, mapped: dict[str, str | None] | None,
+                       col: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """The bare numbers of a column read under a header whose unit says they are not the quantity ("Cost (EUR)",
+    "chips (nodes)"), with why; None when no header of the column says so."""
+    if source is None:
+        return None
+    reasons: list[str | None] = []
+    for header in source.categories:
+        unit = mapped[str(header)] if mapped and str(header) in mapped else field_of(str(header))[1]
+        why = refused_header_unit(unit, name) if unit else None
+        reasons.append(None if why is None else f"the header {str(header)!r} gives the unit {unit!r}: {why}")
+    if not any(reasons):
+        return None
+    per_row = np.asarray(reasons, dtype=object)[np.asarray(source.codes)]
+    bare = map_unique(col, lambda v: v is not None and is_bare_number(v)).to_numpy(dtype=bool)
+    rows = pd.notna(per_row) & bare
+    return (rows, per_row) if rows.any() else None
 
 
 def _parse_quantity(col: pd.Series, kind: str, unit_codes: np.ndarray, units: list[str | None],
@@ -273,6 +318,8 @@ def normalize(raw: RawTable) -> Claims:
             cell_text = np.full(n, None, dtype=object)
         else:
             cell_text = cell_texts(col).to_numpy(dtype=object)
+        if name == "throughput_tokens_per_s":
+            col, cell_text = _per_chip_headers(col, cell_text, raw.sources.get(name), raw.header_units)
         if name == "throughput_tokens_per_s" and col.dtype == object:
             # "3,000 tokens/s/GPU": the rate of one accelerator, as a throughput_scope of "per GPU" says (the engine
             # multiplies it by the chips); read without its suffix, the row's scope set from it below.
@@ -288,11 +335,17 @@ def normalize(raw: RawTable) -> Claims:
             parsed, errors = parse_series(col, q.kind)
         text_a[:, j] = cell_text
         parsed = np.asarray(parsed, dtype=float)
+        refused = _refused_by_header(name, raw.sources.get(name), raw.header_units, col)
+        if refused is not None:
+            rows, messages = refused
+            parsed = np.where(rows, np.nan, parsed)
+            errors = errors.copy()
+            errors[rows] = messages[rows]
         # A column of numbers (not booleans) reads with no error, and its text is None exactly where it holds NaN
         # (:func:`cell_texts`): neither needs a look at every cell.
         numbers_only = (pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype)
                         and not pd.api.types.is_complex_dtype(col.dtype))
-        err_mask = np.zeros(n, dtype=bool) if numbers_only else errors.notna().to_numpy()
+        err_mask = np.zeros(n, dtype=bool) if numbers_only and refused is None else errors.notna().to_numpy()
         if err_mask.any():
             # A cell listing several figures ("2260275840,2290000001": Epoch AI gives alternatives so) is not a
             # malformed number: the same figure twice is that figure; different ones are not used, and said so.
@@ -360,6 +413,10 @@ def normalize(raw: RawTable) -> Claims:
     for j, name in enumerate(TEXT_FIELDS, start=1):
         if name in frame.columns:
             info_a[:, j] = cell_texts(frame[name]).to_numpy(dtype=object)
+            if name == "hardware":  # "N/A", "unknown", "-": no accelerator named, not an unknown one
+                said = info_a[:, j]
+                info_a[:, j] = np.where(map_unique(pd.Series(said, dtype=object), is_placeholder).to_numpy(dtype=bool),
+                                        None, said)
     info = pd.DataFrame(info_a, index=index, columns=["file", *TEXT_FIELDS], dtype=object, copy=False)
     info.insert(1, "row", np.asarray(rows, dtype=int))
     # Text fields: a boolean or structured value is not text; long values are invalid and cut for display.
