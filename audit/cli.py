@@ -338,7 +338,8 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @click.option("--fail-on", default="fail", show_default=True, metavar="LEVEL[,unchecked]",
               callback=lambda _c, _p, v: _fail_on(v),
               help="Exit 1 when a claim reaches this status: warn, fail or never (invalid counts as fail); "
-                   "add ',unchecked' to fail on claims where nothing could be checked.")
+                   "add ',unchecked' to fail on claims where nothing could be checked ('unchecked' alone: "
+                   "'fail,unchecked').")
 @click.option("--findings", "findings_path", default=None,
               help="Also write one row per finding to this file (.csv or .parquet).")
 @click.option("--tolerance", multiple=True, metavar="CODE=OK:WARN",

@@ -256,12 +256,16 @@ def worst_status(status: pd.Series, other: pd.Series, into: np.ndarray) -> pd.Se
 
 def fail_levels(fail_on: str) -> frozenset[str]:
     """The statuses that fail a run, from ``--fail-on``: comma-separated names of :data:`FAIL_LEVELS`
-    (``fail``, ``warn``, ``never``, and ``unchecked`` to add claims on which nothing could be checked)."""
+    (``fail``, ``warn``, ``never``, and ``unchecked`` to add claims on which nothing could be checked). ``unchecked``
+    adds to a level: alone it adds to the default, ``fail`` (a failed claim still fails the run)."""
     levels: set[str] = set()
-    for name in (part.strip() for part in fail_on.split(",")):
+    names = [part.strip() for part in fail_on.split(",")]
+    for name in names:
         if name not in FAIL_LEVELS:
             raise ValueError(f"unknown fail level {name!r} (one of {', '.join(FAIL_LEVELS)})")
         levels |= FAIL_LEVELS[name]
+    if all(name == "unchecked" for name in names):
+        levels |= FAIL_LEVELS["fail"]
     return frozenset(levels)
 
 

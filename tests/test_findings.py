@@ -42,7 +42,12 @@ def test_a_run_is_as_bad_as_its_worst_phase_and_checked_if_a_phase_is():
     ("fail", ["invalid"], 1),
     ("never", ["fail", "invalid"], 0),
     ("fail,unchecked", ["pass", "unchecked"], 1),
-    ("unchecked", ["fail"], 0),
+    # "unchecked" adds to a level; alone, to the default: a failed claim still fails the run (it exited 0).
+    ("unchecked", ["fail"], 1),
+    ("unchecked", ["pass", "unchecked"], 1),
+    ("unchecked", ["pass", "warn"], 0),
+    ("never,unchecked", ["fail", "invalid"], 0),
+    ("never,unchecked", ["unchecked"], 1),
 ])
 def test_exit_status(fail_on, statuses, code):
     assert exit_status(statuses, fail_on) == code

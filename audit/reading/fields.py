@@ -234,6 +234,8 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
         positions.sort(key=lambda i: (headers[i] != canon, i))
     notes.extend((file, said) for said in _header_unit_notes(headers, groups, columns))
 
+    if not per_row:
+        _refuse_repeated_headers(file, headers, extra, columns)
     whole_rows = {pos for pos, fld, _ in problems if not fld}
     if require_known and not groups and len(whole_rows) < n:
         raise LoadError(file, _nothing_understood(headers, per_row))
@@ -302,6 +304,20 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
         unread.append((file, headers[i], hint))
     return RawTable(out, problems, rows=table.rows, files=table.files, sources=sources, unread=unread, notes=notes,
                     header_units=header_units)
+
+
+def _refuse_repeated_headers(file: str, headers: list[str], extra: list[int], columns: ColumnMap | None) -> None:
+    """A header written twice ("params,params"; the readers name the second "params.1", as pandas does) for a field
+    the audit uses is two columns for one field: which one is meant cannot be guessed, so the file is refused."""
+    named = set(headers)
+    for i in extra:
+        m = re.fullmatch(r"(?P<base>.+)\.(?P<k>[1-9][0-9]*)", headers[i])
+        if not m or m.group("base") not in named:
+            continue
+        canon = header_field(m.group("base"), columns)
+        if canon is not None and canon not in DISPLAY_ONLY:
+            raise LoadError(file, f"the column {m.group('base')!r} is given {int(m.group('k')) + 1} times "
+                                  f"({canon}: {_label(canon)}); keep one (which one is meant cannot be guessed)")
 
 
 def _header_unit_notes(headers: list[str], groups: dict[str, list[int]], columns: ColumnMap | None) -> list[str]:
