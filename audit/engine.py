@@ -880,6 +880,15 @@ def _verdicts(rule: type[RelationRule], rows: np.ndarray, q: np.ndarray, precisi
             severity = np.where(within, ok, severity)
             detail = np.where(within, name, detail)
             has_detail = has_detail or bool(within.any())
+    if upper is not None and upper.any():
+        # At or above the bound, within the tolerance: a mixture-of-experts model's compute as if every parameter
+        # were active per token, which a sparse model's never is (its active share is a fraction): a figure
+        # behind the compute counts the total parameters (an MFU or hours worked out with them).
+        reached = upper & (lhs >= 0) & (severity < SEVERITY_RANK["warning"])
+        if reached.any():
+            severity = np.where(reached, SEVERITY_RANK["warning"], severity)
+            detail = np.where(reached, "upper-bound-reached", detail)
+            has_detail = True
     if assumed is not None:
         # A compute estimated from the hardware at an assumed utilization u (its notes): off from the right-hand
         # side by C / rhs, the run reached u · rhs / C instead. Between the floor below which a utilization is

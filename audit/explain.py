@@ -185,7 +185,10 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
     """
     findings, q, config, hardware = evaluation.findings, evaluation.q, evaluation.config, evaluation.hardware
     rules = findings["rule"].to_numpy(dtype=object)
-    target = np.flatnonzero(findings["severity"].isin(["warning", "error"]).to_numpy(dtype=bool))
+    # A mixture-of-experts compute at its bound (C001, detail "upper-bound-reached") is not a ratio to explain:
+    # the finding names its cause (total parameters behind the compute).
+    target = np.flatnonzero(findings["severity"].isin(["warning", "error"]).to_numpy(dtype=bool)
+                            & (findings["detail"].to_numpy(dtype=object) != "upper-bound-reached"))
     parts: list[pd.DataFrame] = []
     if len(target) == 0:
         return no_explanations()

@@ -32,7 +32,7 @@ from audit.findings import SEVERITIES, SEVERITY_RANK, FindingsPart, concat_parts
 from audit.notes import TOKENS_SEEN_HOW, assumed_utilization, compute_sum, dataset_units
 from audit.quantities import label
 from audit.flops import ARCHITECTURE_CONVENTIONS
-from audit.state import WorkState, effective_params, finetunes
+from audit.state import WorkState, effective_params, finetunes, total_only_claims
 
 if TYPE_CHECKING:  # only for annotations: the result module does not import the rules
     from audit.result import AuditResult
@@ -841,11 +841,18 @@ class ComputeSixND(RelationRule):
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
         if f["detail"] == "assumed-utilization":
             return cls._assumed_utilization_message(result, f)
-        if f["detail"] != "upper-bound":
+        if f["detail"] not in ("upper-bound", "upper-bound-reached"):
             return cls.bound_message(result, f) or super().message(result, f)
         row = int(f["row"])
         c, n, d = (float(result.cell("q", row, name)) for name in ("compute_flops", "params", "tokens"))
         share = c / (6.0 * n * d)
+        if f["detail"] == "upper-bound-reached":
+            derived = "" if result.cell("source", row, "compute_flops") == "claimed" else " (derived)"
+            return (f"{label('compute_flops')} {fmt.value('compute_flops', c)}{derived} is {fmt.sig(share * 100)} % "
+                    f"of 6·N·D = {fmt.value('compute_flops', 6.0 * n * d)} with N = {fmt.value('params', n)}, the "
+                    f"total of a mixture-of-experts model: the compute of every parameter active per token, which a "
+                    f"sparse model's is a fraction of. A figure behind the compute counts the total parameters (an "
+                    f"MFU or hours worked out with them?); state active_params to check it")
         return (f"{label('compute_flops')} {fmt.value('compute_flops', c)} is {fmt.sig(share * 100)} % of 6·N·D = "
                 f"{fmt.value('compute_flops', 6.0 * n * d)} with N = {fmt.value('params', n)}, the total of a "
                 f"mixture-of-experts model (its active parameters are not stated): consistent if about "
@@ -3264,17 +3271,20 @@ class RegulatoryThresholds(Rule):
     @classmethod
     def estimates(cls, state: WorkState) -> tuple[np.ndarray, np.ndarray]:
         """The lowest and highest training compute the claim's figures give (NaN: none)."""
-        return cls._bounds(*(state.col(name) for name in cls._ESTIMATE_FROM), finetune=state.finetune())
+        return cls._bounds(*(state.col(name) for name in cls._ESTIMATE_FROM), finetune=state.finetune(),
+                           total_only=state.total_only())
 
     @staticmethod
     def _bounds(compute: np.ndarray, n_eff: np.ndarray, tokens: np.ndarray, chip_hours: np.ndarray,
-                peak: np.ndarray, mfu: np.ndarray, finetune: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                peak: np.ndarray, mfu: np.ndarray, finetune: np.ndarray,
+                total_only: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The lowest and highest of the stated compute, 6·N·D and chip-hours · 3600 · peak · MFU (a fine-tune's
-        figures describe the fine-tune, so only its stated total counts)."""
+        figures describe the fine-tune, so only its stated total counts; a mixture-of-experts model without its
+        active count has no 6·N·D, its N being the total)."""
         with np.errstate(invalid="ignore", over="ignore"):
             figures = np.column_stack([
                 compute,
-                np.where(finetune, np.nan, 6.0 * n_eff * tokens),
+                np.where(finetune | total_only, np.nan, 6.0 * n_eff * tokens),
                 np.where(finetune, np.nan, chip_hours * 3600.0 * peak * mfu),
             ])
         figures = np.where(np.isfinite(figures) & (figures > 0), figures, np.nan)
@@ -3309,7 +3319,9 @@ class RegulatoryThresholds(Rule):
         lows = result._records.get("R001 lowest estimates")
         if lows is None:
             lows = result._records["R001 lowest estimates"] = cls._bounds(
-                *(result.column("q", n).astype(float) for n in cls._ESTIMATE_FROM), finetune=finetunes(result.claims))[0]
+                *(result.column("q", n).astype(float) for n in cls._ESTIMATE_FROM), finetune=finetunes(result.claims),
+                total_only=total_only_claims(result.claims, result.column("q", "experts").astype(float),
+                                             result.column("q", "active_params").astype(float)))[0]
         return float(lows[row])
 
     @classmethod

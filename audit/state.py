@@ -95,6 +95,29 @@ def finetunes(claims: Claims) -> np.ndarray:
     return np.array([text is not None and text.strip() != "" for text in texts], dtype=bool)[codes]
 
 
+def sparse_text(claims: Claims) -> tuple[np.ndarray, np.ndarray]:
+    """Per claim, whether its ``architecture`` or parameter notes say mixture-of-experts
+    (:data:`audit.quantities.SPARSE_PATTERN`), and whether its architecture says dense (:func:`says_dense`)."""
+    info = claims.info
+    arch = pd.Series(info["architecture"] if "architecture" in info else None, index=info.index, dtype=object)
+    notes = pd.Series(info["params_notes"] if "params_notes" in info else None, index=info.index, dtype=object)
+    # Once per distinct (architecture, notes) pair: the pattern is searched in the two texts joined.
+    arch_code, arch_texts = text_codes(arch)
+    notes_code, notes_texts = text_codes(notes)
+    pair_code, arch_of, notes_of = distinct_pairs(arch_code, notes_code, len(notes_texts))
+    pattern = re.compile(SPARSE_PATTERN, flags=re.IGNORECASE)
+    said = np.array([pattern.search(f"{arch_texts[a] or ''} {notes_texts[n] or ''}") is not None
+                     for a, n in zip(arch_of.tolist(), notes_of.tolist())], dtype=bool)[pair_code]
+    return said, says_dense(arch)
+
+
+def total_only_claims(claims: Claims, experts: np.ndarray, active_params: np.ndarray) -> np.ndarray:
+    """Mixture-of-experts claims (their text, or an expert count above one) that do not state their active
+    parameters: :meth:`WorkState.total_only` from a result's figures."""
+    said, dense = sparse_text(claims)
+    return (said | (experts > 1)) & ~dense & np.isnan(active_params)
+
+
 @dataclass
 class WorkState:
     """Work columns (``q``: values, ``source``: claimed | derived | catalog, ``how``: the rule or note that gave a
@@ -230,17 +253,7 @@ class WorkState:
     def _sparse_text(self) -> tuple[np.ndarray, np.ndarray]:
         """What the text fields of every claim say for :meth:`sparse` (read once per batch: the relations ask on
         every pass, and the regular expression costs ~0.1 s per 100,000 claims)."""
-        info = self.claims.info
-        arch = pd.Series(info["architecture"] if "architecture" in info else None, index=info.index, dtype=object)
-        notes = pd.Series(info["params_notes"] if "params_notes" in info else None, index=info.index, dtype=object)
-        # Once per distinct (architecture, notes) pair: the pattern is searched in the two texts joined.
-        arch_code, arch_texts = text_codes(arch)
-        notes_code, notes_texts = text_codes(notes)
-        pair_code, arch_of, notes_of = distinct_pairs(arch_code, notes_code, len(notes_texts))
-        pattern = re.compile(SPARSE_PATTERN, flags=re.IGNORECASE)
-        said = np.array([pattern.search(f"{arch_texts[a] or ''} {notes_texts[n] or ''}") is not None
-                         for a, n in zip(arch_of.tolist(), notes_of.tolist())], dtype=bool)[pair_code]
-        return said, says_dense(arch)
+        return sparse_text(self.claims)
 
     def col(self, name: str) -> np.ndarray:
         """A copy of a work column's values as floats (a copy: the engine fills the columns as it goes)."""
