@@ -2036,10 +2036,16 @@ class AchievedBelowPeak(Rule):
 
     **What it checks.** A claimed ``achieved_flops_per_chip`` against the peak for the hardware and precision.
 
+    Also the rate the compute and the chip-hours imply, C / (3600 · chip_hours), when an MFU is stated. Above the
+    peak by more than the precision of the figures it comes from is an error; above it as written but by less (a
+    "2T" tokens is 1.5-2.5T) is a warning: not proven impossible, but only the rounding could save it.
+
     **Why it matters.** An achieved rate above the dense peak is impossible; between the dense and the
     2:4-sparse peak, it is usually the sparse figure taken for dense somewhere upstream.
 
-    **Example.** 1,200 TFLOP/s claimed on an H100 SXM in bf16 (dense peak 989.4): error.
+    **Example.** 1,200 TFLOP/s claimed on an H100 SXM in bf16 (dense peak 989.4): error. A 70B model on "2T"
+    tokens, 1,024 H100 for "8 days" at a stated 60 % MFU: 6 × 70e9 × 2e12 / (1,024 × 192 h × 3600) = 1,187
+    TFLOP/s, 120 % of the peak: a warning ("2T" and "8 days" could be 1.5T and 8.5 days).
 
     **References.** NVIDIA H100 whitepaper v1.04, Table 1.
     """
@@ -2066,7 +2072,7 @@ class AchievedBelowPeak(Rule):
             rows = np.flatnonzero(this & ~np.isnan(peak))
             ach = state.col(name)[rows]
             lam = state.slack(name, "peak_flops_per_chip")[rows] + _SLACK
-            sev = np.where(np.log(ach / peak[rows]) > lam, "error", "ok")
+            sev = cls._severity(np.log(ach / peak[rows]), lam)
             parts.append(findings_part(rows, cls.code, sev, name, ach, peak[rows], detail="claimed"))
         # The rate the compute and the chip-hours imply, when the MFU is stated (a derived MFU is checked
         # against 100 % by U001): impossible is impossible, whoever states the MFU.
@@ -2083,18 +2089,29 @@ class AchievedBelowPeak(Rule):
             rate = compute[implied_rows] / (hours[implied_rows] * 3600.0)
             lam = state.slack("compute_flops", "finetune_compute_flops", "chip_hours",
                               "peak_flops_per_chip")[implied_rows] + _SLACK
-            sev = np.where(np.log(rate / peak[implied_rows]) > lam, "error", "ok")
+            sev = cls._severity(np.log(rate / peak[implied_rows]), lam)
         parts.append(findings_part(implied_rows, cls.code, sev, "achieved_flops_per_chip", rate,
                                      peak[implied_rows], detail="implied"))
         return concat_parts(parts)
 
+    @staticmethod
+    def _severity(log_ratio: np.ndarray, lam: np.ndarray) -> np.ndarray:
+        """Above the peak by more than the precision of the figures: an error; above it at face value, by less: a
+        warning (as U001 treats an MFU above 100 %: not proven impossible, but nothing says the rounding hides
+        it); at or below: ok."""
+        return np.where(log_ratio > lam, "error", np.where(log_ratio > _SLACK, "warning", "ok"))
+
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
         verdict = "exceeds" if f["severity"] == "error" else "is within"
-        if f["severity"] != "error" and float(f["claimed"]) > float(f["expected"]):
-            verdict = "is above, by less than the precision of the figures it comes from, and so not beyond,"
         rate = fmt.value("achieved_flops_per_chip", float(f["claimed"]))
         peak = fmt.value("peak_flops_per_chip", float(f["expected"]))
+        if f["severity"] == "warning":
+            share = f"{fmt.sig(float(f['claimed']) / float(f['expected']) * 100)} %"
+            what = "The compute and chip-hours imply" if f["detail"] == "implied" else (
+                "Achieved" if f["quantity"] == "achieved_flops_per_chip" else "Achieved hardware")
+            return (f"{what} {rate} per chip, {share} of the peak {peak}: above it as written, possible only if "
+                    f"the rounding of the figures it comes from hides that much; ask for them to more digits")
         if f["detail"] == "implied":
             tail = (": physically impossible, whatever the MFU stated" if f["severity"] == "error" else "")
             return (f"The compute and chip-hours imply {rate} per chip, which {verdict} the peak {peak}{tail}")
@@ -2103,13 +2120,15 @@ class AchievedBelowPeak(Rule):
 
     @classmethod
     def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
+        # The comparison as it came out, not as it should be: "1.187e15 ≤ 9.894e14" would read as a false sum.
+        sign = "≤" if float(f["claimed"]) <= float(f["expected"]) else ">"
         if f["detail"] == "implied":
             row = int(f["row"])
             h = float(result.cell("q", row, "chip_hours"))
             c = float(f["claimed"]) * h * 3600.0
             return (f"C / (chip_hours · 3600) ≤ peak: {fmt.sci(c, 4)} / ({fmt.hours(h)} × 3600) = "
-                    f"{fmt.sci(float(f['claimed']), 4)} ≤ {fmt.sci(float(f['expected']), 4)}")
-        return f"achieved ≤ peak: {fmt.sci(float(f['claimed']), 4)} ≤ {fmt.sci(float(f['expected']), 4)}"
+                    f"{fmt.sci(float(f['claimed']), 4)} {sign} {fmt.sci(float(f['expected']), 4)}")
+        return f"achieved ≤ peak: {fmt.sci(float(f['claimed']), 4)} {sign} {fmt.sci(float(f['expected']), 4)}"
 
 
 
