@@ -191,14 +191,40 @@ class Catalog:
         return iter(self._rows)
 
     def lookup(self, name: str) -> Accelerator | None:
-        """The accelerator ``name`` refers to, or None when no name, id or alias matches exactly."""
+        """The accelerator ``name`` refers to, or None when no name, id or alias matches it.
+
+        A name matches when it is an alias (spacing, case and vendor words aside), or else when every word of it,
+        marketing words aside ("Tensor Core GPU", "AI accelerator"), is a word of one catalog row's names and no
+        other row's: ``"H100 80GB SXM5"`` (the alias is "H100 SXM5 80GB"), ``"NVIDIA B200-SXM-180GB"`` (MLPerf's
+        name), ``"Blackwell B200"`` (the family's name). A word no row has (``"H100 NVL"`` where the catalog has
+        no NVL) matches nothing: no variant is guessed."""
         if name is None:
             return None
-        for key in _lookup_keys(name):
+        for key in _lookup_keys(name) + _lookup_keys(_plain(str(name))):
             i = self._index.get(key)
             if i is not None:
                 return self._rows[i]
-        return None
+        return self._by_words(str(name))
+
+    def _by_words(self, name: str) -> Accelerator | None:
+        """The one row whose names hold every word of ``name`` (:meth:`lookup`), else None."""
+        if len(split_mix(name)) > 1 or "/" in name:
+            return None  # a list of accelerators is not one name (resolve_mix)
+        words = _words(_plain(name))
+        if not words:
+            return None
+        cached = self.__dict__.get("_vocab")
+        if cached is None:
+            names = [[r["id"], r["name"], *str(r.get("aliases") or "").split(";")] for r in self._records]
+            cached = self.__dict__["_vocab"] = (
+                [frozenset().union(*(_words(raw, pairs=True) for raw in (*row, rec.get("family") or "")))
+                 for row, rec in zip(names, self._records)],
+                [[_words(raw) for raw in row if _words(raw)] for row in names])
+        vocab, aliases = cached
+        # Every word of the name is the row's, and every word of one of the row's names is the name's: "GTX 1080"
+        # is not the "GTX 1080 Ti" (its "Ti" is missing), "RTX 6000" neither the Quadro nor the Ada card.
+        found = [i for i, v in enumerate(vocab) if words <= v and any(a <= words for a in aliases[i])]
+        return self._rows[found[0]] if len(found) == 1 else None
 
     def close_matches(self, name: str, n: int = 3) -> list[str]:
         """Display names of the catalog entries closest to ``name`` *of the same family* (for an 'unknown
@@ -213,7 +239,9 @@ class Catalog:
         series = _series(key)
         families = self._series_families().get(series, frozenset())
         if not families:
-            return []
+            # A misspelt series ("Guadi 2", "Trainum2") has no family: only a near spelling of a whole name.
+            near = difflib.get_close_matches(key, list(self._index), n=n, cutoff=0.8)
+            return list(dict.fromkeys(self._rows[self._index[k]].name for k in near))[:n]
         candidates = [k for k, i in self._index.items() if self._rows[i].family in families]
         # Names of the same series first (GTX 1070: the GTX cards), then the rest of the family (P40: P100, then
         # the Quadro P600).
@@ -322,6 +350,27 @@ class Catalog:
         if by_id is None:
             by_id = self.__dict__["_by_id"] = {row.id: row for row in self._rows}
         return by_id[accel_id]
+
+
+#: Words of marketing around a part's name ("NVIDIA H100 Tensor Core GPU", "Intel Gaudi2 AI accelerator").
+_FILLER = re.compile(r"\b(?:tensor\s*cores?|(?:ai\s+)?accelerators?|gpus?|processors?|cards?)\b")
+
+
+_GIGABYTES = re.compile(r"(?<=\d)\s?g\b")
+
+
+def _plain(name: str) -> str:
+    """A name without marketing words, its memory written in GB (``"H100-80G"`` -> ``"h100-80gb"``)."""
+    return _GIGABYTES.sub("gb", _FILLER.sub(" ", name.lower()))
+
+
+def _words(text: str, pairs: bool = False) -> frozenset[str]:
+    """The words of a name for :meth:`Catalog.lookup`, without vendor words (``"H100 80GB SXM5"`` -> h100, 80gb,
+    sxm5); ``pairs``: also each word joined to the next (the catalog's "Gaudi 2" is the name's "Gaudi2")."""
+    words = re.findall(r"[a-z0-9]+", _VENDOR_WORDS.sub(" ", str(text).lower()))
+    if pairs:
+        words += [a + b for a, b in zip(words, words[1:])]
+    return frozenset(words)
 
 
 def _series(key: str) -> str:

@@ -395,3 +395,30 @@ def test_a_counted_mix_is_checked_at_its_chip_weighted_peak():
     more = [f for f in doc["claims"][1]["findings"] if f["rule"] == "H004" and f["quantity"] == "chips"]
     assert len(more) == 1 and more[0]["severity"] == "warning"
     assert "600" in more[0]["message"] and "512" in more[0]["message"]
+
+
+@pytest.mark.parametrize(("name", "accel_id"), [
+    ("NVIDIA H100 Tensor Core GPU", "h100-sxm5-80gb"),    # NVIDIA's product name (datasheet title)
+    ("NVIDIA B200-SXM-180GB", "b200"),                    # MLPerf Training v5.0 results' accelerator column
+    ("Intel Gaudi2 AI accelerator", "gaudi2"),            # Intel's product name
+    ("Blackwell B200", "b200"),                           # the family's name beside the part's
+    ("A100-40G", "a100-sxm4-40gb"),                       # TinyLlama README ("16 A100-40G GPUs")
+    ("H100-80G", "h100-sxm5-80gb"),                       # Phi-3 model cards ("512 H100-80G")
+    ("H100 80GB SXM5", "h100-sxm5-80gb"),                 # the alias's words in another order
+])
+def test_names_as_papers_and_vendors_write_them(catalog, name, accel_id):
+    hit = catalog.lookup(name)
+    assert hit is not None and hit.id == accel_id, (name, hit and hit.id)
+
+
+@pytest.mark.parametrize("name", ["NVIDIA GeForce GTX 1080", "RTX 6000", "3090", "TPU v4 pod slice of Jupiter"])
+def test_a_name_missing_a_word_of_every_alias_is_not_matched_by_its_words(catalog, name):
+    # "GTX 1080" has no catalog row; the GTX 1080 Ti's words hold it, but its "Ti" is not in the name: a
+    # different card (8.9 against 11.3 TFLOP/s FP32), so no match rather than the wrong variant.
+    assert catalog.lookup(name) is None
+
+
+@pytest.mark.parametrize(("typo", "meant"), [("Guadi 2", "Intel Gaudi 2"), ("Trainum2", "AWS Trainium2")])
+def test_a_misspelt_series_still_gets_its_near_spelling(catalog, typo, meant):
+    assert catalog.lookup(typo) is None
+    assert catalog.close_matches(typo)[0] == meant

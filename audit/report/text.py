@@ -91,7 +91,8 @@ def claim_line(result: AuditResult, row: int, style: Style = _plain) -> str:
     # not resolve.
     resolved = result.cell("hardware", row, "accelerator_name")
     written = info.at[row, "hardware"]
-    accel = resolved or (f"{written}?" if written else "")
+    # An unknown name keeps its "?" when cut to the column: "NVIDIA H100 Tensor Co…?", not "…Tensor Co…".
+    accel = resolved if resolved else (f"{_cut(written, 21)}?" if written else "")
     cells = (
         f"{_cut(info.at[row, 'id'], 24):<24} "
         f"{cell('params'):>9} "
