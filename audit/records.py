@@ -270,7 +270,8 @@ def _derivation(result: AuditResult, row: int, name: str, src: Any, how: Any, so
                 f"N = √(C / (6 · {tpp})), D = {tpp} · N")
     if name == "flops_per_token":
         return conventions_note(result, row)
-    if name == "recompute_factor":
+    if name == "recompute_factor" and isinstance(result.cell("architecture", row, "recompute_mode"), str):
+        # From the claim's activation_recompute; a factor a relation derived (C015: HFU / MFU) says so below.
         mode = result.cell("architecture", row, "recompute_mode")
         base = "4/3: full recomputation repeats the forward pass (4 passes instead of 3)" if mode == "full" else \
             ("1: no recomputation" if mode == "none" else "selective: the attention core's forward pass again")

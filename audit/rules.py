@@ -1098,6 +1098,9 @@ class HFUFromRecompute(RelationRule):
     subjects = ("hfu", "mfu")
     symbols = {"hfu": "HFU", "recompute_factor": "r", "mfu": "MFU"}
     order = 100
+    # A stated (steady-state) HFU may exceed r times an MFU derived from the end-to-end time by goodput, as C003.
+    goodput_quantity = "hfu"
+    goodput_unless_stated = ("mfu",)
 
 
 class AchievedFromThroughput(RelationRule):
@@ -1314,7 +1317,9 @@ class HardwareFlopsReading(Rule):
     recomputation; when it states neither, both readings are weighed against the rate the other figures imply
     (throughput, compute and chip-hours), and the hardware reading, with full recomputation (r = 4/3), is taken
     only when it agrees within tolerance and the model reading does not. Either way the finding says which
-    reading was taken and why; C013 then derives the model FLOP/s.
+    reading was taken and why; C013 then derives the model FLOP/s. A stated MFU that is the stated rate over the
+    peak ("163 TFLOP/s per GPU, 52 % of peak", written as MFU) is read with it, as HFU: HFU quoted as MFU, a
+    warning (the only one this rule gives: an MFU that overstates the useful work by r).
 
     **Why it matters.** Megatron-LM (Narayanan et al. 2021: 163 TFLOP/s per GPU, 52 % of peak, for its 1T
     model), BLOOM (about 150 TFLOP/s) and MT-NLG (126 TFLOP/s) count hardware FLOPs. Read as model FLOPs they
@@ -1332,7 +1337,7 @@ class HardwareFlopsReading(Rule):
     name = "hardware-flops-reading"
     quantity = "achieved_flops_per_chip"
     formula = "achieved_hw = r · achieved"
-    severity = "info"
+    severity = "warning"
     stage = "prepare"
 
     @classmethod
@@ -1348,11 +1353,22 @@ class HardwareFlopsReading(Rule):
         ambiguous = free & ~definite
         implied = np.full(len(state.q), np.nan)
         fits = np.zeros(len(state.q), dtype=bool)
+        # A stated MFU that is the stated rate over the peak ("163 TFLOP/s, 52 % of peak") is one figure with it,
+        # not a second witness: both are weighed against the rest, and read alike.
+        peak = state.col("peak_flops_per_chip")
+        peak = np.where(np.isnan(peak), state.col("catalog_peak"), peak)  # not yet derived from the catalog's
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tied_off = np.abs(np.log(state.col("mfu") * peak / state.col(ach)))
+        tied = (ambiguous & (state.source["mfu"].to_numpy(dtype=object) == "claimed") & np.isnan(state.col("hfu"))
+                & (tied_off <= math.log(state.config.tolerance("C005")[0]) + state.slack("mfu", ach) + _SLACK))
         if ambiguous.any() and state.resolve is not None:
             rows = np.flatnonzero(ambiguous)
             q1, s1, h1, p1 = (f.loc[rows].reset_index(drop=True).copy()
                               for f in (state.q, state.source, state.how, state.precision))
             q1[ach], s1[ach], h1[ach], p1[ach] = np.nan, None, None, 0.0
+            with_mfu = tied[rows]
+            q1.loc[with_mfu, "mfu"], s1.loc[with_mfu, "mfu"], h1.loc[with_mfu, "mfu"] = np.nan, None, None
+            p1.loc[with_mfu, "mfu"] = 0.0
             state.resolve(rows, q1, s1, h1, p1)
             rate = q1[ach].to_numpy(dtype=float)  # the model FLOP/s the other figures imply
             stated = state.col(ach)[rows]
@@ -1368,10 +1384,14 @@ class HardwareFlopsReading(Rule):
         if len(rows) == 0:
             return None
         state.restate(rows, ach, hw)
+        as_hfu = np.flatnonzero(fits & tied)
+        if len(as_hfu):  # HFU quoted as MFU: the stated "MFU" is the hardware rate over the peak
+            state.restate(as_hfu, "mfu", "hfu")
         state.set_derived("recompute_factor", np.where(fits & np.isnan(r), FULL_RECOMPUTE, np.nan), cls.code)
-        reason = np.where(hfu, "hfu", np.where(r > 1, "recompute", "fits"))
-        return findings_part(rows, cls.code, "info", ach, state.col(hw)[rows], implied[rows],
-                              detail=reason[rows].astype(object))
+        reason = np.where(hfu, "hfu", np.where(r > 1, "recompute", np.where(tied, "fits-mfu", "fits")))
+        # An HFU in the MFU's place is a misreport (its MFU overstates the useful work by r): a warning.
+        return findings_part(rows, cls.code, np.where(reason[rows] == "fits-mfu", "warning", "info"), ach,
+                              state.col(hw)[rows], implied[rows], detail=reason[rows].astype(object))
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -1384,10 +1404,16 @@ class HardwareFlopsReading(Rule):
             mode = result.cell("architecture", row, "recompute_mode")
             return f"{head}: the claim states {mode} activation recomputation"
         rate = float(f["expected"])
-        return (f"{head}: the other figures imply {fmt.value('achieved_flops_per_chip', rate)} of model FLOPs, "
+        text = (f"{head}: the other figures imply {fmt.value('achieved_flops_per_chip', rate)} of model FLOPs, "
                 f"{fmt.ratio(float(f['claimed']) / rate)} off as model FLOPs but "
                 f"{fmt.ratio(float(f['claimed']) / (FULL_RECOMPUTE * rate))} as hardware FLOPs with full "
                 f"recomputation (r = 4/3, assumed)")
+        if f["detail"] == "fits-mfu":
+            hfu = float(result.cell("q", row, "hfu"))
+            mfu = float(result.cell("q", row, "mfu"))
+            text += (f". The stated MFU, {fmt.percent(hfu)} %, is that rate over the peak: HFU quoted as MFU, read "
+                     f"as HFU; the MFU the figures give is {fmt.percent(mfu)} %")
+        return text
 
 
 class FinetuneFromHardware(RelationRule):
