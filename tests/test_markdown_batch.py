@@ -46,3 +46,14 @@ def test_failures_lead_a_batch_whose_invalid_rows_exceed_the_cap():
     details = page.split("<details><summary>Findings</summary>", 1)[1]
     fail0 = details.split("**fail-0**", 1)[1].split("\n\n**", 1)[0]
     assert "likely cause: unit prefix" in fail0
+
+
+def test_the_markdown_report_names_the_columns_it_did_not_read(tmp_path):
+    """Issue 9: a column not understood is never dropped without a word; a pull-request comment says it too."""
+    from audit.api import check
+
+    path = tmp_path / "runs.csv"
+    path.write_text("run_id,model_size,num_gpus,gpu_type,train_hours,tokens_seen\nr1,7B,64,A100,100,140B\n",
+                    encoding="utf-8")
+    page = markdown.render(check([str(path)]))
+    assert "Columns not read" in page and "`train_hours`" in page and "`tokens_seen`" in page

@@ -8,7 +8,7 @@ import numpy as np
 
 from audit.findings import STATUSES_WORST_FIRST
 from audit.rules import RULES
-from audit.records import findings_by_row, summary
+from audit.records import findings_by_row, input_notes, summary
 from audit.report import Options, register
 from audit.result import AuditResult
 
@@ -54,6 +54,17 @@ def render(result: AuditResult, title: str = "train-audit report", limit: int = 
     s = summary(result)
     lines = [f"## {_cell(title)}", ""]
     lines.append(" · ".join(f"{_ICON[k]} {v} {k}" for k, v in s["status"].items()) + f" — {s['claims']} claims")
+    # Columns not read, and notes on how the input was read: in a pull-request comment as in every other report.
+    said = input_notes(result)
+    if said["unread_columns"]:
+        listed = ", ".join(f"`{_code(u['column'])}`" + (f" (did you mean `{_code(u['suggestion'])}`?)"
+                                                       if u["suggestion"] else "")
+                           for u in said["unread_columns"][:20])
+        more = len(said["unread_columns"]) - 20
+        lines += ["", f"⚠️ Columns not read (kept as extra fields, not audited): {listed}"
+                  + (f" and {more} more" if more > 0 else "")]
+    for note in said["notes"][:10]:
+        lines += ["", f"ℹ️ {_cell(note['file'])}: {_cell(note['message'])}"]
     rules = _rule_counts(result)
     if rules:
         lines += ["", "| rule | claims | errors | warnings |", "|---|---|---|---|"]
