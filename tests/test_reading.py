@@ -127,7 +127,8 @@ def test_a_registered_format_is_read_by_extension(tmp_path, monkeypatch):
     def read_lines(path: Path, file: str, data: bytes | None) -> RawTable:
         names = path.read_text(encoding="utf-8").split()
         # A column named "_row" is the user's own: where each row came from is given apart (rows=).
-        return RawTable(pd.DataFrame({"id": names, "_row": ["x"] * len(names)}, dtype=object),
+        return RawTable(pd.DataFrame({"id": names, "params": ["7B"] * len(names), "_row": ["x"] * len(names)},
+                                     dtype=object),
                         rows=np.arange(10, 10 + len(names)))
 
     register(Reader("ids", (".ids",), read_lines))
@@ -159,7 +160,8 @@ def test_columns_not_understood_are_listed_once_per_file_with_a_did_you_mean(tmp
     a.write_text("run_id,model_size,num_gpus,gpu_type,train_hours,tokens_seen,reported_mfu\n"
                  "r1,7B,8,H100,120,140B,40%\nr2,7B,8,H100,120,140B,40%\n", encoding="utf-8")
     b = tmp_path / "b.json"
-    b.write_text(json.dumps([{"id": "j1", "paramz": "7B"}, {"id": "j2", "paramz": "7B", "notes": "x", "xyz": 1}]))
+    b.write_text(json.dumps([{"id": "j1", "paramz": "7B", "tokens": "1T"},
+                             {"id": "j2", "paramz": "7B", "notes": "x", "xyz": 1}]))
     claims = load([str(a), str(b)])
     assert claims.unread_columns == [
         (str(a), "train_hours", "chip_hours or wall_clock_days"),  # ambiguous: both suggested, neither guessed
@@ -169,6 +171,15 @@ def test_columns_not_understood_are_listed_once_per_file_with_a_did_you_mean(tmp
     ]
     assert list(claims.extras.columns) == ["train_hours", "tokens_seen", "notes", "paramz", "xyz"]  # kept, shown
     assert claims.values["chips"].tolist()[:2] == [8, 8]
+
+
+def test_a_file_where_only_an_id_is_understood_is_unusable(tmp_path):
+    """A misspelt key beside an id ("paramz") left every claim "unchecked": exit 0, a green CI on a file whose
+    figures were never read. Nothing to check is unusable input, with the did-you-mean."""
+    path = tmp_path / "ids.json"
+    path.write_text(json.dumps([{"id": "j1", "paramz": "7B"}, {"id": "j2", "paramz": "8B"}]))
+    with pytest.raises(LoadError, match=r"none of its keys gives a figure to check.*paramz \(did you mean params\?\)"):
+        load([str(path)])
 
 
 def test_did_you_mean_leaves_out_fields_already_read():
@@ -207,7 +218,7 @@ def test_keys_are_mapped_row_by_row_and_a_header_unit_follows_its_key(tmp_path):
 
 def test_two_citation_columns_keep_the_second_as_an_extra_field_and_say_so(tmp_path):
     path = tmp_path / "runs.csv"
-    path.write_text("id,Link,Reference\na,https://x.org,Paper A\nb,,Paper B\n", encoding="utf-8")
+    path.write_text("id,params,Link,Reference\na,7B,https://x.org,Paper A\nb,7B,,Paper B\n", encoding="utf-8")
     claims = load([str(path)])
     assert list(claims.info["source"]) == ["https://x.org", "Paper B"]
     assert list(claims.extras["Reference"]) == ["Paper A", None]

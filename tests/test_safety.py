@@ -580,7 +580,8 @@ def test_a_hundred_thousand_columns_load_in_seconds(tmp_path, fmt):
     for n in (25_000, 100_000):
         path = tmp_path / f"wide{n}.{fmt}"
         if fmt == "csv":
-            path.write_text(",".join(["id", *(f"c{i}" for i in range(n))]) + "\n" + ",".join(["a", *["1"] * n]) + "\n")
+            path.write_text(",".join(["id", "params", *(f"c{i}" for i in range(n))]) + "\n"
+                            + ",".join(["a", "7B", *["1"] * n]) + "\n")
         else:
             path.write_text(json.dumps({"id": "a", "params": "7B", **{f"k{i}": i for i in range(n)}}))
         times[n] = _load_seconds(path)

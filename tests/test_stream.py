@@ -314,7 +314,7 @@ def test_the_ids_a_main_process_reads_are_those_normalize_makes(tmp_path):
 
     assert got[1] == "ids.parquet#2" and got[4] == "x" * text_limit("id") + "…"  # a Parquet file's rows count from 1
     numbers = tmp_path / "numbers.parquet"
-    pd.DataFrame({"id": [1.5, None, 3.0]}).to_parquet(numbers, index=False)
+    pd.DataFrame({"id": [1.5, None, 3.0], "params": ["7B"] * 3}).to_parquet(numbers, index=False)
     [batch] = list(_pieces_read([str(numbers)], 100, ReadOptions()))
     assert batch.ids()[0].tolist() == normalize(batch.raw()).info["id"].tolist()
 

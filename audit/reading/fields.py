@@ -239,6 +239,10 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
     whole_rows = {pos for pos, fld, _ in problems if not fld}
     if require_known and not groups and len(whole_rows) < n:
         raise LoadError(file, _nothing_understood(headers, per_row))
+    if require_known and groups and len(whole_rows) < n and not any(
+            g in BY_NAME or g in ("hardware", "phases") for g in groups):
+        # Only an id, a name or text: every claim would be "unchecked" and a CI run green on a file never read.
+        raise LoadError(file, _nothing_to_check(headers, sorted(groups), per_row))
 
     take: list[int] = []
     names: list[str] = []
@@ -349,6 +353,20 @@ def _header_unit_notes(headers: list[str], groups: dict[str, list[int]], columns
 def _label(canon: str) -> str:
     q = BY_NAME.get(canon)
     return q.label.lower() if q else canon
+
+
+def _nothing_to_check(headers: list[str], understood: list[str], per_row: bool) -> str:
+    what = "keys" if per_row else "columns"
+    rest = [h for h in headers if header_field(h) is None]
+    shown = []
+    for h in rest[:5]:
+        hint = did_you_mean(h)
+        shown.append(f"{h} (did you mean {hint}?)" if hint else h)
+    more = f" and {len(rest) - 5:,} more" if len(rest) > 5 else ""
+    unread = f"; not understood: {', '.join(shown)}{more}" if shown else ""
+    return (f"none of its {what} gives a figure to check: only {', '.join(understood)} understood{unread}; figures "
+            f"are such as params, tokens, compute_flops, hardware, chips, wall_clock_days, chip_hours, mfu "
+            f"(README: Input)")
 
 
 def _nothing_understood(headers: list[str], per_row: bool) -> str:
