@@ -285,19 +285,3 @@ def test_a_placeholder_for_an_unknown_figure_is_not_stated_not_invalid(tmp_path,
     assert claim["status"] != "invalid", [f["message"] for f in claim["findings"] if f["severity"] != "ok"]
     assert "compute_flops" not in claim["quantities"] or claim["quantities"]["compute_flops"]["source"] != "claimed"
     assert not [f for f in claim["findings"] if f["rule"] == "H001"]  # no "unknown accelerator 'N/A'"
-
-
-def test_a_csv_rows_number_is_the_line_it_starts_on(tmp_path):
-    """GitHub's annotations and an editor count lines: blank lines and a quoted cell spanning two lines shift
-    the rows below them (claim b was reported on line 3 in both files below)."""
-    from audit.reading import read_path
-
-    blank = tmp_path / "blank.csv"
-    blank.write_text("id,params,chips\na,7B,8\n\n\nb,banana,8\n", encoding="utf-8")
-    spans = tmp_path / "spans.csv"
-    spans.write_text('id,params,notes\na,7B,"two\nlines"\nb,banana,x\n', encoding="utf-8")
-    assert list(read_path(str(blank)).rows) == [2, 5]   # header line 1, a on 2, two blank lines, b on 5
-    assert list(read_path(str(spans)).rows) == [2, 4]   # a's notes take lines 2-3, b on 4
-    plain = tmp_path / "plain.csv"
-    plain.write_text("id,params\na,7B\nb,8B", encoding="utf-8")  # no newline at the end
-    assert list(read_path(str(plain)).rows) == [2, 3]

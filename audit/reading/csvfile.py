@@ -61,11 +61,11 @@ def read_csv(path: Path, file: str, data: bytes | None = None, sep: str = ",") -
     other = _other_separator(frame, sep) if sep == "," and not hint else None
     if other:  # "id;params;tokens" as one column: a spreadsheet export with another separator
         return read_csv(path, file, data=text.encode("utf-8"), sep=other)
-    return _finish(frame, problems, file, empty_is_missing=True, text=text, sep=sep)
+    return _finish(frame, problems, file, empty_is_missing=True)
 
 
 def _finish(frame: pd.DataFrame, problems: list[tuple[int, str, str]], file: str,
-            empty_is_missing: bool = False, text: str | None = None, sep: str = ",") -> RawTable:
+            empty_is_missing: bool = False) -> RawTable:
     """Cells as Python strings with None for missing: an empty cell is missing (``empty_is_missing``: the parser
     already made every empty cell missing)."""
     if len(frame) == 0:
@@ -73,30 +73,8 @@ def _finish(frame: pd.DataFrame, problems: list[tuple[int, str, str]], file: str
     frame = frame.astype(object)
     frame = frame.where(frame.notna() if empty_is_missing else frame.notna() & (frame != ""), None)
     frame = drop_empty_unnamed(frame)
-    return RawTable(frame, problems, rows=_line_numbers(text, sep, len(frame)))
-
-
-def _line_numbers(text: str | None, sep: str, n: int) -> np.ndarray:
-    """The line of the file each of ``n`` records starts on, the header's being 1 (what an editor and GitHub's
-    annotations count): record number + 1, unless blank lines or cells spanning lines shift them, which only the
-    csv module's count of lines can say (read again then, for those files only)."""
-    plain = np.arange(2, n + 2)
-    if text is None or text.count("\n") + (not text.endswith("\n")) == n + 1 and not text.startswith(("\n", "\r")):
-        return plain
-    limit = csv.field_size_limit(sys.maxsize)
-    try:
-        reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, skipinitialspace=True)
-        starts, line = [], 0
-        for record in reader:
-            if record and not (len(record) == 1 and record[0] and set(record[0]) <= {" ", "\t"}):
-                starts.append(line + 1)
-            line = reader.line_num
-    except csv.Error:
-        return plain
-    finally:
-        csv.field_size_limit(limit)
-    found = np.asarray(starts[1:], dtype=int)  # the first is the header's
-    return found if len(found) == n else plain
+    # Row numbers count the header as 1 (blank lines are skipped, as in a spreadsheet import).
+    return RawTable(frame, problems, rows=np.arange(2, len(frame) + 2))
 
 
 #: Above this many columns a CSV file is read by the csv module into one block of cells (pandas' parser makes one
