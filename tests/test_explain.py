@@ -318,3 +318,23 @@ def test_a_cause_that_would_make_the_stated_mfu_impossible_is_not_offered():
     # and within C003's tolerance, so the FP8 peak is named.
     half = finding(claim({**VENDOR, "mfu": "44.0%"}), "C003")
     assert "fp8-peak" in causes(half)
+
+
+def test_a_peak_cause_needs_a_stated_peak_rate_or_utilization():
+    """Issue 9: a cause is offered only when the claim's stated fields allow it. "2:4-sparse peak taken for dense"
+    and "FP8 vs BF16 peak" explain a stated MFU, peak or rate worked out against the wrong peak; a claim that states
+    none of them (its MFU and rate come from the catalog's dense peak) cannot have made that slip. 70B at 3,000
+    tokens/s per H100: 6 x 70e9 x 3,000 = 1.26e15 FLOP/s, 127 % of the 989.4 TFLOP/s dense BF16 peak."""
+    from audit.api import check_records, to_json
+
+    doc = to_json(check_records([
+        {"id": "per-gpu", "params": "70B", "hardware": "H100", "chips": 1024, "precision": "BF16",
+         "throughput_tokens_per_s": "3,000 tokens/s/GPU"},
+        {"id": "brief", "params": "70B", "tokens": "2T", "hardware": "H100", "chips": 1024,
+         "wall_clock_days": "5 days", "mfu": "60%"},
+        {"id": "stated-peak", "params": "70B", "tokens": "2T", "hardware": "H100", "chips": 1024,
+         "wall_clock_days": "16 days", "peak_flops_per_chip": "1979 TFLOP/s"}]))
+    causes = {c["id"]: {e["cause"] for f in c["findings"] for e in f.get("explanations", [])} for c in doc["claims"]}
+    assert not causes["per-gpu"] & {"sparse-peak", "fp8-peak"}, causes["per-gpu"]
+    assert "sparse-range" not in causes["brief"], causes["brief"]
+    assert "sparse-peak" in causes["stated-peak"], causes["stated-peak"]  # 1,979 is H100's 2:4-sparse BF16 figure
