@@ -204,23 +204,28 @@ def _parse_quantity(col: pd.Series, kind: str, unit_codes: np.ndarray, units: li
     return parsed, pd.Series(errors, index=col.index, dtype=object)
 
 
-#: Cells that may write a bound: a qualifier or a sign before the number, or a "+" after it.
-_MAY_BE_BOUND = re.compile(r"^\s*[^\s0-9.,$]|\+")
+#: Cells that write a bound (:func:`audit.units.bound_of`), found by Arrow's regular expressions (RE2) over a
+#: whole column; only those are read one by one.
+_BOUND_RE2 = (r"^\s*(?:<|>|≤|≥|(?:under|less than|fewer than|no more than|not more than|at most|up to|within|below|"
+              r"just under|over|more than|no less than|at least|upwards of|above|exceeding|in excess of|just over)"
+              r"\b)|^[^+]*[0-9.]\s*[A-Za-z]*\+(?:\s|$)")
 
 
 def _say_bounds(cell_text: np.ndarray, used: np.ndarray, label: str, name: str,
                 add_reading: Callable[..., None]) -> None:
     """Say (V011) where a figure used was written as a bound ("less than 400K GPU-hours", "over 2T tokens")."""
-    texts = pd.Series(cell_text, dtype=object)
-    maybe = map_unique(texts, lambda t: isinstance(t, str) and _MAY_BE_BOUND.search(t) is not None)
-    rows = used & maybe.to_numpy(dtype=bool)
-    if not rows.any():
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    texts = pa.array(cell_text, type=pa.string(), from_pandas=True)
+    maybe = pc.match_substring_regex(texts, _BOUND_RE2, ignore_case=True).fill_null(False)
+    rows = np.flatnonzero(used & maybe.to_numpy(zero_copy_only=False))
+    if not len(rows):
         return
-    bounds = texts[rows].map(bound_of).to_numpy(dtype=object)
-    found = np.flatnonzero(rows)[pd.notna(bounds)]
+    bounds = map_unique(pd.Series(cell_text[rows], dtype=object), bound_of).to_numpy(dtype=object)
+    found, kinds = rows[pd.notna(bounds)], bounds[pd.notna(bounds)]
     if not len(found):
         return
-    kinds = bounds[pd.notna(bounds)]
     add_reading(np.isin(np.arange(len(cell_text)), found), name, [
         f"{label} written {cell_text[r]!r} is {'an upper' if k == 'upper' else 'a lower'} bound (the value is "
         f"{'at most' if k == 'upper' else 'at least'} the figure written), read as that figure: the checks that use "
