@@ -30,7 +30,7 @@ from audit.columns import map_unique
 from audit.config import Config
 from audit.findings import SEVERITIES, SEVERITY_RANK, FindingsPart, concat_parts, findings_part
 from audit.notes import TOKENS_SEEN_HOW, assumed_utilization, compute_sum, dataset_units
-from audit.quantities import label
+from audit.quantities import BY_NAME, label
 from audit.flops import ARCHITECTURE_CONVENTIONS
 from audit.state import WorkState, effective_params, finetunes, total_only_claims
 
@@ -1877,8 +1877,20 @@ class Outlier(Rule):
             would = f" would have to be about {fmt.value(name, implied)}" if math.isfinite(implied) else ""
             return f"{stated(name)}{would}"
 
-        listed = "; or ".join(suspect(c, v) for c, v in zip(cands, f["implied"]))
+        # A figure that would have to be impossible is no fix: a fraction of an accelerator, a utilization above 100 %.
+        pairs = [(c, v) for c, v in zip(cands, f["implied"]) if not _impossible_value(c, v)] or \
+            list(zip(cands, f["implied"]))
+        listed = "; or ".join(suspect(c, v) for c, v in pairs)
         return f"any one of these figures, if wrong, would explain the disagreement (the rest then agree): {listed}"
+
+
+def _impossible_value(name: str, value: float) -> bool:
+    """Whether a value a quantity would have to take is impossible: below one of a whole-number count (chips), or
+    above 100 % of a utilization."""
+    q = BY_NAME.get(name)
+    if q is None or not math.isfinite(value):
+        return False
+    return bool((q.integer and value < 1) or (q.fraction and value > 1))
 
 
 class TpuSliceCores(Rule):

@@ -73,3 +73,12 @@ def test_a_settled_variant_disagrees_when_solved_and_leaving_it_out_changes_noth
     assert settled.sum() >= 20  # the rule leaves some variants out on these claims
     assert not (settled & fit).any()  # each of them disagrees when solved
     pd.testing.assert_frame_equal(findings_by_claim(audit()), every)
+
+
+def test_a_suspect_that_would_have_to_be_impossible_is_not_offered():
+    """C009 listed "Accelerators (1024) would have to be about 0" and utilizations above 100 % as fixes."""
+    from audit.rules import _impossible_value
+
+    assert _impossible_value("chips", 0.4) and _impossible_value("mfu", 1.3) and _impossible_value("hfu", 2.0)
+    assert not _impossible_value("chips", 8.19) and not _impossible_value("mfu", 0.33)
+    assert not _impossible_value("tokens", 0.5)  # not a whole-number count: any positive value is possible
