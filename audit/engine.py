@@ -288,6 +288,15 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
         values = np.asarray(given.values, dtype=float)
         state.set_derived(name, np.where(np.isfinite(values) & (values > 0), values, np.nan), given.note)
 
+    # A mixture-of-experts claim that states no active count may state it in its parameter notes ("671B total
+    # parameters with 37B activated for each token"): below the total, it is the active count (V012 says so).
+    if "params_notes" in claims.info and np.isnan(state.col("active_params")).any():
+        read = map_unique(pd.Series(state.info("params_notes"), dtype=object), D.active_params_of)
+        read = read.to_numpy(dtype=float, na_value=np.nan)
+        total = state.col("params")
+        state.set_derived("active_params", np.where(np.isnan(total) | (read < total), read, np.nan),
+                          D.ACTIVE_FROM_NOTES_HOW)
+
     # N in C = 6ND is the active parameter count when given (mixture-of-experts), else the total.
     active, total = state.col("active_params"), state.col("params")
     has_active = ~np.isnan(active)

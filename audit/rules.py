@@ -3525,6 +3525,7 @@ class ForwardOnlyCompute(Rule):
 
 # ------------------------------------------------------------------ what compute notes count and miscount (issue 9)
 
+from audit.notes import ACTIVE_FROM_NOTES_HOW as _ACTIVE_FROM_NOTES_HOW  # noqa: E402
 from audit.notes import CHIPS_FROM_NOTES_HOW as _CHIPS_FROM_NOTES_HOW  # noqa: E402
 from audit.notes import per_distinct as _per_distinct  # noqa: E402
 from audit.notes import batch_size_divisor as _batch_size_divisor  # noqa: E402
@@ -3579,6 +3580,48 @@ class ChipsFromNotes(Rule):
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
         return (f"no accelerator count stated: {fmt.count(float(f['expected']))} read from the hardware estimate in "
                 f"its compute notes ({f['detail']}), and used as a derived figure")
+
+
+class ActiveParamsFromNotes(Rule):
+    """The active parameters a mixture-of-experts claim that states none gives in its parameter notes.
+
+    **What it checks.** Nothing about the figures: it says where the active count came from when the claim states no
+    ``active_params`` and its ``params_notes`` (Epoch AI's "Parameters notes") give one figure beside "active",
+    "activated" or "activation" ("671B total parameters with 37B activated for each token", "21B active params",
+    "active parameters - 47B"), below the total (:func:`audit.notes.active_params_of`). A range ("active
+    parameters around 10B-30B") or two different figures give none. The count is then N in C = 6·N·D (C001), as a
+    stated one would be.
+
+    **Why it matters.** Without it, a mixture-of-experts claim is held only to C ≤ 6·N_total·D, which a compute
+    from the total parameters (a slip by the active share, 18x for DeepSeek-V3) passes; with it, C001 checks the
+    compute. On Epoch AI's file 20 rows give their active count only in the notes.
+
+    **Example.** DeepSeek-V3 (Epoch's row): 671B parameters, notes "37B activated for each token", 14.8T tokens:
+    6 × 37e9 × 14.8e12 = 3.29e24 FLOP, the row's stated compute.
+
+    **References.** DeepSeek-AI 2024, *DeepSeek-V3 Technical Report*, Sec. 1 (671B total, 37B activated per token);
+    Epoch AI, *Notable AI Models* documentation (Parameters notes).
+    """
+
+    code = "V012"
+    note = True
+    name = "active-params-from-notes"
+    quantity = "active_params"
+    formula = "active_params from params_notes"
+    severity = "info"
+    stage = "check"
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
+        rows = np.flatnonzero(state.how["active_params"].to_numpy(dtype=object) == _ACTIVE_FROM_NOTES_HOW)
+        if len(rows) == 0:
+            return None
+        return findings_part(rows, cls.code, "info", "active_params", np.nan, state.col("active_params")[rows])
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        return (f"no active parameter count stated: {fmt.value('params', float(f['expected']))} read from its "
+                f"parameter notes, and used as N in C = 6 · N · D")
 
 
 class _NotesSlipRule(Rule):

@@ -56,7 +56,7 @@ RECORDS = [
     # a multi-phase run and an unusable value: every text reading of the work state and the phase expansion run.
     {"id": "ft", "params": "7B", "tokens": "2T", "base_model": "Llama 2 7B", "compute_flops": "1e22",
      "hardware": "A100", "chips": 64, "wall_clock_days": 3},
-    {"id": "moe", "params": "671B", "tokens": "14.8T", "params_notes": "mixture of experts, 37B active",
+    {"id": "moe", "params": "671B", "tokens": "14.8T", "params_notes": "mixture of experts, its active share not given",
      "compute_flops": "3.3e24"},
     {"id": "stages", "params": "70B", "tokens": "1.4T", "compute_flops": "6.5e23",
      "compute_notes": "3e23 + 3.5e23 = 6.5e23"},

@@ -157,3 +157,19 @@ def test_assumed_utilizations_of_a_column():
                       dtype=object)
     found = assumed_utilizations(notes, np.array([3e20, 3e20, 9e20]))  # the last: 3e20 is not the compute 9e20
     assert found[0] == pytest.approx(0.3) and np.isnan(found[1:]).all()
+
+
+@pytest.mark.parametrize(("text", "active"), [
+    ("MoE language model with 671B total parameters with 37B activated for each token", 37e9),  # DeepSeek-V3
+    ("21B active params, 236B total", 21e9),                                                   # DeepSeek-V2.5
+    ("active parameters - 47B", 47e9),                                                         # ERNIE-4.5-VL
+    ("Llama 4 Scout, is a general purpose model with 17 billion active parameters, 16 experts", 17e9),
+    ("active parameters around 10B-30B", None),          # a range: no figure
+    ("10 to 30B active parameters", None),
+    ("a 540-billion parameter, densely activated, Transformer language model", None),  # PaLM: dense
+    ("37B activated here, 38B activated there", None),   # two figures that disagree
+])
+def test_active_parameters_in_parameter_notes(text, active):
+    from audit.notes import active_params_of
+
+    assert active_params_of(text) == active
