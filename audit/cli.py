@@ -179,14 +179,34 @@ def _check_target(output: str, option: str, inputs: tuple[str, ...] | list[str])
         raise AuditUsageError(f"cannot write {output}: {os_error(exc)}") from None
 
 
-def _check_targets(output: str | None, findings_path: str | None, inputs: list[str]) -> None:
+#: Formats a file's extension names: a report written under another format's extension is refused (``-f csv -o
+#: runs.parquet`` wrote CSV text into a .parquet file).
+_EXTENSION_FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".json": "json", ".html": "html",
+                      ".htm": "html", ".md": "markdown"}
+
+
+def _regular_target(path: str) -> bool:
+    """Whether a path is (or would be) a regular file: not /dev/null, a pipe or /dev/stdout."""
+    return not os.path.exists(path) or os.path.isfile(path)
+
+
+def _check_targets(output: str | None, findings_path: str | None, inputs: list[str],
+                   fmt: str | None = None) -> None:
     """Check every output path before any work, so a refused run writes nothing at all."""
     if output not in (None, "-"):
         _check_target(output, "-o", inputs)
+        named = _EXTENSION_FORMATS.get(os.path.splitext(output)[1].lower())
+        if fmt in _EXTENSION_FORMATS.values() and named not in (None, fmt) and _regular_target(output):
+            raise AuditUsageError(f"-o {output} names a {named} file, but --format is {fmt}; give --format {named} "
+                                  f"or another file name")
     if findings_path:
         if findings_path == "-":
             raise AuditUsageError("--findings needs a file name (.csv or .parquet)")
         _check_target(findings_path, "--findings", inputs)
+        if os.path.splitext(findings_path)[1].lower() not in (".csv", ".parquet", ".pq") and \
+                _regular_target(findings_path):
+            raise AuditUsageError(f"--findings {findings_path}: the findings are written as CSV or Parquet, chosen "
+                                  f"by the file's extension (.csv, .parquet)")
         if output not in (None, "-") and (_same_file(output, findings_path)
                                            or os.path.realpath(output) == os.path.realpath(findings_path)):
             raise AuditUsageError(f"-o and --findings name the same file ({output}); give two file names")
@@ -420,7 +440,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     config = _config(tolerance, band, bytes_per_param, convention, causal_halving)
     keep_freed_memory()  # the process ends after the audit: freed arrays are kept for the next (audit.allocator)
     inputs = list(paths) if paths else [str(bundled_corpus_path())]
-    _check_targets(output, findings_path, inputs)
+    _check_targets(output, findings_path, inputs, fmt)
     # A claims table alone shows no outlier note and no explanation: they are not made (the table is the same).
     words = not (fmt in ("csv", "parquet") and findings_path is None and not statistics)
     claims = _parquet_claims(paths)  # from the Parquet footers, read once

@@ -701,6 +701,7 @@ def _pieces(batches: Iterator[tuple[Claims | ArrowBatch, np.ndarray | None]],
     one being written (memory: about ``jobs + 1`` batches): each with the batch and its ids seen before."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     # A fresh process per worker, forked from a server that has imported the audit (Linux) or started anew: the
     # main process has reading threads (Arrow's) that a plain fork would copy in an unknown state.
@@ -716,7 +717,11 @@ def _pieces(batches: Iterator[tuple[Claims | ArrowBatch, np.ndarray | None]],
     try:
         pending: deque[Any] = deque()
         for i, (batch, id_seen) in enumerate(batches):
-            pending.append((executor.submit(_audit_piece, batch, id_seen, i == 0), batch, id_seen))
+            try:
+                future = executor.submit(_audit_piece, batch, id_seen, i == 0)
+            except BrokenProcessPool:  # a worker died before this batch was handed out (a race with _done)
+                raise WorkerError(_DIED) from None
+            pending.append((future, batch, id_seen))
             if len(pending) > jobs:
                 future, done_batch, done_seen = pending.popleft()
                 yield _done(future), done_batch, done_seen
@@ -731,14 +736,18 @@ def _pieces(batches: Iterator[tuple[Claims | ArrowBatch, np.ndarray | None]],
             _stop(executor)
 
 
+#: What a run says when a worker process died under it.
+_DIED = ("a worker process ended before its batch was done (killed, or out of memory?); try fewer --jobs or a "
+         "smaller --batch-size")
+
+
 def _done(future: Any) -> _Piece:
     from concurrent.futures.process import BrokenProcessPool
 
     try:
         piece = future.result()
     except BrokenProcessPool:
-        raise WorkerError("a worker process ended before its batch was done (killed, or out of memory?); "
-                          "try fewer --jobs or a smaller --batch-size") from None
+        raise WorkerError(_DIED) from None
     if isinstance(piece, _Failed):
         piece.raise_()
     assert isinstance(piece, _Piece)

@@ -64,3 +64,18 @@ def test_explain_is_rules_code():
     assert explained.stdout == run_cli("rules", "C001").stdout
     assert explained.stdout.startswith("C001 compute-6nd")
     assert run_cli("explain", "Z999").exit_code == 2
+
+
+def test_a_report_under_another_formats_extension_is_refused_before_any_work(tmp_path):
+    """`-f csv -o runs.parquet` wrote CSV text into a .parquet file, and `--findings f.json` wrote CSV into .json."""
+    claims = tmp_path / "c.json"
+    claims.write_text(json.dumps([{"id": "a", "params": "7B", "tokens": "140B"}]), encoding="utf-8")
+    runner = CliRunner()
+    for args, words in ((["-f", "csv", "-o", str(tmp_path / "out.parquet")], "names a parquet file"),
+                        (["--findings", str(tmp_path / "f.json")], "written as CSV or Parquet")):
+        result = runner.invoke(cli, ["check", str(claims), *args])
+        assert result.exit_code == 2 and words in result.output, result.output
+    assert not list(tmp_path.glob("out*")) and not (tmp_path / "f.json").exists()
+    ok = runner.invoke(cli, ["check", str(claims), "-f", "csv", "-o", str(tmp_path / "out.csv"),
+                             "--findings", str(tmp_path / "f.parquet")])
+    assert ok.exit_code == 0, ok.output
