@@ -219,7 +219,7 @@ class Catalog:
             cached = self.__dict__["_vocab"] = (
                 [frozenset().union(*(_words(raw, pairs=True) for raw in (*row, rec.get("family") or "")))
                  for row, rec in zip(names, self._records)],
-                [[_words(raw) for raw in row if _words(raw)] for row in names])
+                [[w for w in map(_words, row) if w] for row in names])
         vocab, aliases = cached
         # Every word of the name is the row's, and every word of one of the row's names is the name's: "GTX 1080"
         # is not the "GTX 1080 Ti" (its "Ti" is missing), "RTX 6000" neither the Quadro nor the Ada card.
@@ -354,8 +354,7 @@ class Catalog:
 
 #: Words of marketing around a part's name ("NVIDIA H100 Tensor Core GPU", "Intel Gaudi2 AI accelerator").
 _FILLER = re.compile(r"\b(?:tensor\s*cores?|(?:ai\s+)?accelerators?|gpus?|processors?|cards?)\b")
-
-
+#: A memory size written with "G" for GB ("H100-80G").
 _GIGABYTES = re.compile(r"(?<=\d)\s?g\b")
 
 

@@ -756,15 +756,14 @@ CHIPS_FROM_NOTES_HOW = "chips: the count in the compute notes' hardware estimate
 #: ``active_params``): V012 reports it.
 ACTIVE_FROM_NOTES_HOW = "active_params: the count of active parameters in the parameter notes"
 
-_ACTIVE_SCALE = {"b": 1e9, "billion": 1e9, "m": 1e6, "million": 1e6, "t": 1e12, "trillion": 1e12}
 #: One figure with its scale, not part of a range ("10B-30B", "10-30B") and not followed by another figure.
 _ACTIVE_NUM = r"(?<![\d.\-–])(?P<n>\d+(?:\.\d+)?)\s*(?P<s>billion|million|trillion|[BMT])\b(?!\s*[-–/]\s*\d)"
 #: "37B activated", "17 billion active parameters", "21B parameters activated", "52 billion activation parameters".
-_ACTIVE_AFTER = re.compile(_ACTIVE_NUM + r"\s*(?:parameters?\s+|params?\s+)?(?:are\s+)?(?:active|activated|activation)\b",
-                           re.IGNORECASE)
+_ACTIVE_AFTER = re.compile(
+    _ACTIVE_NUM + r"\s*(?:parameters?\s+|params?\s+)?(?:are\s+)?(?:active|activated|activation)\b", re.IGNORECASE)
 #: "active parameters - 47B", "activated params: 21B".
-_ACTIVE_BEFORE = re.compile(r"\b(?:active|activated)\s+(?:parameters?|params?)\s*(?:[-–:=]|of|is|are)?\s*" + _ACTIVE_NUM,
-                            re.IGNORECASE)
+_ACTIVE_BEFORE = re.compile(
+    r"\b(?:active|activated)\s+(?:parameters?|params?)\s*(?:[-–:=]|of|is|are)?\s*" + _ACTIVE_NUM, re.IGNORECASE)
 
 
 def active_params_of(text: object) -> float | None:
@@ -774,12 +773,14 @@ def active_params_of(text: object) -> float | None:
     is no figure."""
     if not isinstance(text, str) or "activ" not in text.lower():
         return None
+    from audit.units import parse_value  # here: audit.units imports pandas, which start-up must not
+
     found: set[float] = set()
     for pattern in (_ACTIVE_AFTER, _ACTIVE_BEFORE):
         for m in pattern.finditer(text):
             if re.search(r"\d\s*[-–]\s*$|\bto\s*$", text[max(0, m.start("n") - 4):m.start("n")]):
                 continue  # the end of a range ("10 to 30B")
-            found.add(float(m.group("n")) * _ACTIVE_SCALE[m.group("s").lower()])
+            found.add(parse_value(f"{m.group('n')} {m.group('s')}", "count"))  # "37 B", "17 billion"
     return found.pop() if len(found) == 1 else None
 
 

@@ -111,11 +111,16 @@ def sparse_text(claims: Claims) -> tuple[np.ndarray, np.ndarray]:
     return said, says_dense(arch)
 
 
+def mixture_of_experts(said: np.ndarray, dense: np.ndarray, experts: np.ndarray) -> np.ndarray:
+    """Claims of a mixture-of-experts model: their text says so (:func:`sparse_text`) or they count more than one
+    expert, and their architecture does not say dense."""
+    return (said | (experts > 1)) & ~dense
+
+
 def total_only_claims(claims: Claims, experts: np.ndarray, active_params: np.ndarray) -> np.ndarray:
-    """Mixture-of-experts claims (their text, or an expert count above one) that do not state their active
-    parameters: :meth:`WorkState.total_only` from a result's figures."""
-    said, dense = sparse_text(claims)
-    return (said | (experts > 1)) & ~dense & np.isnan(active_params)
+    """Mixture-of-experts claims that do not state their active parameters: :meth:`WorkState.total_only` from a
+    result's figures."""
+    return mixture_of_experts(*sparse_text(claims), experts) & np.isnan(active_params)
 
 
 @dataclass
@@ -196,7 +201,7 @@ class WorkState:
         if self.rows is not None:
             said, dense = said[self.rows], dense[self.rows]
         experts = self.q["experts"].to_numpy(dtype=float) if "experts" in self.q.columns else np.full(len(self.q), np.nan)
-        return (said | (experts > 1)) & ~dense
+        return mixture_of_experts(said, dense, experts)
 
     def compute_stages(self) -> np.ndarray:
         """The sum of stages that the claim's compute notes give for its stated compute ("1.07e23 + 6.2e22 =

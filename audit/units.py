@@ -197,12 +197,14 @@ _QUALIFIER_RE = re.compile(
     re.IGNORECASE,
 )
 # The qualifiers of a bound: the figure is a limit, not the value ("less than 3K GPU-weeks", "15T+ tokens").
-_UPPER_BOUND_RE = re.compile(
-    r"^\s*(?:<=?|≤|(?:under|less than|fewer than|no more than|not more than|at most|up to|within|below|just under)"
-    r"(?![a-z]))", re.IGNORECASE)
-_LOWER_BOUND_RE = re.compile(
-    r"^\s*(?:>=?|≥|(?:over|more than|no less than|at least|upwards of|above|exceeding|in excess of|just over)"
-    r"(?![a-z]))|^[^+]*[0-9.]\s*[A-Za-z]*\+(?:\s|$)", re.IGNORECASE)
+_UPPER_WORDS = r"under|less than|fewer than|no more than|not more than|at most|up to|within|below|just under"
+_LOWER_WORDS = r"over|more than|no less than|at least|upwards of|above|exceeding|in excess of|just over"
+_PLUS_AFTER = r"^[^+]*[0-9.]\s*[A-Za-z]*\+(?:\s|$)"  # "15T+ tokens", "15+ trillion"
+_UPPER_BOUND_RE = re.compile(rf"^\s*(?:<=?|≤|(?:{_UPPER_WORDS})(?![a-z]))", re.IGNORECASE)
+_LOWER_BOUND_RE = re.compile(rf"^\s*(?:>=?|≥|(?:{_LOWER_WORDS})(?![a-z]))|{_PLUS_AFTER}", re.IGNORECASE)
+#: Either bound, in the syntax of Arrow's regular expressions (RE2: no lookahead), to find a column's cells that
+#: write one without a Python call per cell (case-insensitive).
+BOUND_RE2 = rf"^\s*(?:<|>|≤|≥|(?:{_UPPER_WORDS}|{_LOWER_WORDS})\b)|{_PLUS_AFTER}"
 
 
 def bound_of(text: object) -> str | None:
@@ -216,6 +218,8 @@ def bound_of(text: object) -> str | None:
     if _LOWER_BOUND_RE.match(text):
         return "lower"
     return None
+
+
 _CURRENCY_RE = re.compile(r"[$€£¥]")
 
 # The number: optional sign, digits with optional "," thousands separators (groups of exactly three), an
@@ -451,7 +455,8 @@ def _unit_count(rest: str) -> _Scale:
         raise _Reject("a node holds several accelerators; give the accelerator count", specific=True)
     # Up to three descriptive words before the unit: "1.4T training tokens", "6,144 TPU v4 chips". An
     # accelerator's model in the plural is a unit too ("1,024 H100s", "64 MI300Xs"), as "GPUs" is.
-    if (lowered[-1] in _COUNT_UNITS or _PLURAL_MODEL_RE.fullmatch(lowered[-1])) and len(toks) <= 4 and all(_WORD_TOKEN_RE.fullmatch(t) for t in toks[:-1]):
+    unit = lowered[-1] in _COUNT_UNITS or _PLURAL_MODEL_RE.fullmatch(lowered[-1])
+    if unit and len(toks) <= 4 and all(_WORD_TOKEN_RE.fullmatch(t) for t in toks[:-1]):
         _descriptor_problem(toks[:-1], "count")
         return (exp, 1, 1)
     if toks and _PRODUCT_RE.fullmatch(toks[0]):
@@ -780,7 +785,6 @@ class _Number(NamedTuple):
     rest: str
 
 
-
 def _without_qualifiers(s: str) -> str:
     """The text without its leading qualifiers ("~", "about", "less than")."""
     for _ in range(4):
@@ -789,6 +793,7 @@ def _without_qualifiers(s: str) -> str:
             break
         s = s[m.end():]
     return s
+
 
 def _read_number(raw: str, kind: str) -> _Number | None:
     """The number at the start of a cell and the unit text after it; None when the cell means "missing"."""

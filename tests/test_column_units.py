@@ -93,8 +93,9 @@ def test_a_percent_sign_in_the_header_makes_the_numbers_percentages(tmp_path, he
     assert report["claims"][0]["quantities"]["mfu"]["value"] == pytest.approx(0.45)
 
 
-@pytest.mark.parametrize(("header", "cell", "usd"), [("Cost ($K)", "147", 147_000), ("Cost (kUSD)", "147", 147_000),
-                                                     ("Cost ($M)", "0.147", 147_000), ("Cost (USD)", "147000", 147_000)])
+@pytest.mark.parametrize(("header", "cell", "usd"), [
+    ("Cost ($K)", "147", 147_000), ("Cost (kUSD)", "147", 147_000), ("Cost ($M)", "0.147", 147_000),
+    ("Cost (USD)", "147000", 147_000)])
 def test_money_headers_scale_the_amounts(tmp_path, header, cell, usd):
     # 1,024 H100 x 3 days x 24 h x $2 per GPU-hour = $147,456 (hand arithmetic): agrees with $147K.
     report = _claim(tmp_path, header, cell, price_per_chip_hour="2")

@@ -106,8 +106,10 @@ def refused_header_unit(unit: str, canon: str) -> str | None:
 def per_chip_header_unit(unit: str, canon: str) -> bool:
     """Whether a throughput column's header names one accelerator's rate ("Throughput (tokens/s/GPU)"): its bare
     numbers are read as cells written so ("7535 tokens/s/GPU"), times the chips."""
-    return canon == "throughput_tokens_per_s" and per_device_rate(f"1 {unit}") is not None and \
-        unit_fits(per_device_rate(f"1 {unit}")[1:].strip(), canon)
+    if canon != "throughput_tokens_per_s":
+        return False
+    one = per_device_rate(f"1 {unit}")  # "1 tokens/s" for "1 tokens/s/GPU"
+    return one is not None and unit_fits(one[1:].strip(), canon)
 
 
 def accelerator_time(unit: str) -> bool:
@@ -338,11 +340,12 @@ def _header_unit_notes(headers: list[str], groups: dict[str, list[int]], columns
             base, unit = canonical_column_and_unit(header)
             if not unit:
                 continue
+            refused = refused_header_unit(unit, canon)
             if base != canon:
                 out.append(f"{header!r} is read as {canon}, not {base}: {unit!r} is accelerator time")
-            elif refused_header_unit(unit, canon):
-                out.append(f"{header!r}: {unit!r} is not a unit of {q.label.lower()} "
-                           f"({refused_header_unit(unit, canon)}): the column's bare numbers are not read")
+            elif refused:
+                out.append(f"{header!r}: {unit!r} is not a unit of {q.label.lower()} ({refused}): the column's bare "
+                           f"numbers are not read")
             elif not unit_fits(unit, canon) and not per_chip_header_unit(unit, canon):
                 shown = f"in {q.unit}" if q.unit else "as numbers"
                 out.append(f"{header!r}: {unit!r} is not a unit of {q.label.lower()}, so it is not used; the "

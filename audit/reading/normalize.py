@@ -22,7 +22,7 @@ from audit.columns import map_unique
 from audit.quantities import BY_NAME, INPUT_QUANTITIES, PER_CHIP_SCOPE, PRECISION_ALIASES, TEXT_FIELDS
 from audit.reading.fields import field_of, per_chip_header_unit, refused_header_unit, unit_fits
 from audit.resources import schema_path
-from audit.units import bound_of, is_bare_number, is_placeholder, parse_series, per_device_rate
+from audit.units import BOUND_RE2, bound_of, is_bare_number, is_placeholder, parse_series, per_device_rate
 
 __all__ = ["normalize"]
 
@@ -125,15 +125,18 @@ def _header_units(name: str, source: pd.Categorical | None, mapped: dict[str, st
     ``mapped``: the unit a column map gives a header (it replaces the one in the header's brackets)."""
     if source is None:
         return None
-    units: list[str | None] = []
-    for header in source.categories:
-        unit = mapped[str(header)] if mapped and str(header) in mapped else field_of(str(header))[1]
-        units.append(unit if unit and unit_fits(unit, name) else None)
+    units = [unit if unit and unit_fits(unit, name) else None for unit in _units_of_headers(source, mapped)]
     if not any(units):
         return None
     distinct = list(dict.fromkeys(units))
     remap = np.array([distinct.index(u) for u in units], dtype=np.int16)
     return remap[np.asarray(source.codes)], distinct
+
+
+def _units_of_headers(source: pd.Categorical, mapped: dict[str, str | None] | None) -> list[str | None]:
+    """The unit each header a column was read from names: a column map's for the headers it maps, else the one in
+    the header's brackets (None: no unit)."""
+    return [mapped[str(h)] if mapped and str(h) in mapped else field_of(str(h))[1] for h in source.categories]
 
 
 def _per_chip_headers(col: pd.Series, cell_text: np.ndarray, source: pd.Categorical | None,
@@ -142,7 +145,7 @@ def _per_chip_headers(col: pd.Series, cell_text: np.ndarray, source: pd.Categori
     numbers written with that unit ("7535 tokens/s/GPU"), as the per-accelerator reading of a cell takes them."""
     if source is None:
         return col, cell_text
-    units = [mapped[str(h)] if mapped and str(h) in mapped else field_of(str(h))[1] for h in source.categories]
+    units = _units_of_headers(source, mapped)
     per_chip = [bool(u) and per_chip_header_unit(u, "throughput_tokens_per_s") for u in units]
     if not any(per_chip):
         return col, cell_text
@@ -169,8 +172,7 @@ def _refused_by_header(name: str, source: pd.Categorical | None, mapped: dict[st
     if source is None:
         return None
     reasons: list[str | None] = []
-    for header in source.categories:
-        unit = mapped[str(header)] if mapped and str(header) in mapped else field_of(str(header))[1]
+    for header, unit in zip(source.categories, _units_of_headers(source, mapped)):
         why = refused_header_unit(unit, name) if unit else None
         reasons.append(None if why is None else f"the header {str(header)!r} gives the unit {unit!r}: {why}")
     if not any(reasons):
@@ -204,13 +206,6 @@ def _parse_quantity(col: pd.Series, kind: str, unit_codes: np.ndarray, units: li
     return parsed, pd.Series(errors, index=col.index, dtype=object)
 
 
-#: Cells that write a bound (:func:`audit.units.bound_of`), found by Arrow's regular expressions (RE2) over a
-#: whole column; only those are read one by one.
-_BOUND_RE2 = (r"^\s*(?:<|>|≤|≥|(?:under|less than|fewer than|no more than|not more than|at most|up to|within|below|"
-              r"just under|over|more than|no less than|at least|upwards of|above|exceeding|in excess of|just over)"
-              r"\b)|^[^+]*[0-9.]\s*[A-Za-z]*\+(?:\s|$)")
-
-
 def _say_bounds(cell_text: np.ndarray, used: np.ndarray, label: str, name: str,
                 add_reading: Callable[..., None]) -> None:
     """Say (V011) where a figure used was written as a bound ("less than 400K GPU-hours", "over 2T tokens")."""
@@ -218,7 +213,8 @@ def _say_bounds(cell_text: np.ndarray, used: np.ndarray, label: str, name: str,
     import pyarrow.compute as pc
 
     texts = pa.array(cell_text, type=pa.string(), from_pandas=True)
-    maybe = pc.match_substring_regex(texts, _BOUND_RE2, ignore_case=True).fill_null(False)
+    # Arrow's regular expressions over the whole column; only the cells that match are read one by one.
+    maybe = pc.match_substring_regex(texts, BOUND_RE2, ignore_case=True).fill_null(False)
     rows = np.flatnonzero(used & maybe.to_numpy(zero_copy_only=False))
     if not len(rows):
         return
