@@ -1317,7 +1317,9 @@ class HardwareFlopsReading(Rule):
     recomputation; when it states neither, both readings are weighed against the rate the other figures imply
     (throughput, compute and chip-hours), and the hardware reading, with full recomputation (r = 4/3), is taken
     only when it agrees within tolerance and the model reading does not. Either way the finding says which
-    reading was taken and why; C013 then derives the model FLOP/s. A stated MFU that is the stated rate over the
+    reading was taken and why; C013 then derives the model FLOP/s. When nothing else in the claim implies a rate,
+    the model reading stands and an info gives what the hardware reading would: MT-NLG's 126 TFLOP/s per A100
+    is 40.4 % of the 312 TFLOP/s peak as model FLOPs, 126 / (4/3) / 312 = 30.3 % as hardware FLOPs. A stated MFU that is the stated rate over the
     peak ("163 TFLOP/s per GPU, 52 % of peak", written as MFU) is read with it, as HFU: HFU quoted as MFU, a
     warning (the only one this rule gives: an MFU that overstates the useful work by r).
 
@@ -1380,9 +1382,15 @@ class HardwareFlopsReading(Rule):
             fits[rows] = np.isfinite(model_off) & (model_off > ok) & (hardware_off <= ok) & (hardware_off < model_off)
             implied[rows] = rate
         move = definite | fits
+        # Nothing else in the claim implies a rate (no throughput, compute or time beside it): the model reading
+        # stands, and the finding says what the hardware reading would give (MT-NLG's 126 TFLOP/s on an A100 is
+        # 40 % MFU as model FLOPs, 30 % as hardware FLOPs with full recomputation).
+        undecided = np.flatnonzero(ambiguous & np.isnan(implied)) if state.resolve is not None else np.array([], int)
+        alone = findings_part(undecided, cls.code, "info", ach, state.col(ach)[undecided],
+                              state.col(ach)[undecided] / FULL_RECOMPUTE, detail="undecided")
         rows = np.flatnonzero(move)
         if len(rows) == 0:
-            return None
+            return alone
         state.restate(rows, ach, hw)
         as_hfu = np.flatnonzero(fits & tied)
         if len(as_hfu):  # HFU quoted as MFU: the stated "MFU" is the hardware rate over the peak
@@ -1390,8 +1398,9 @@ class HardwareFlopsReading(Rule):
         state.set_derived("recompute_factor", np.where(fits & np.isnan(r), FULL_RECOMPUTE, np.nan), cls.code)
         reason = np.where(hfu, "hfu", np.where(r > 1, "recompute", np.where(tied, "fits-mfu", "fits")))
         # An HFU in the MFU's place is a misreport (its MFU overstates the useful work by r): a warning.
-        return findings_part(rows, cls.code, np.where(reason[rows] == "fits-mfu", "warning", "info"), ach,
-                              state.col(hw)[rows], implied[rows], detail=reason[rows].astype(object))
+        return concat_parts([alone, findings_part(rows, cls.code, np.where(reason[rows] == "fits-mfu", "warning",
+                                                                             "info"), ach, state.col(hw)[rows],
+                                                  implied[rows], detail=reason[rows].astype(object))])
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -1403,6 +1412,14 @@ class HardwareFlopsReading(Rule):
         if f["detail"] == "recompute":
             mode = result.cell("architecture", row, "recompute_mode")
             return f"{head}: the claim states {mode} activation recomputation"
+        if f["detail"] == "undecided":
+            model = float(f["expected"])
+            peak = float(result.cell("q", row, "peak_flops_per_chip"))
+            mfu = (f" and an MFU of {fmt.percent(model / peak)} %" if peak > 0 else "")
+            return (f"the stated {stated} per chip is read as model FLOPs: no other figure of the claim (throughput, "
+                    f"compute and time, HFU, recomputation) weighs it. Counted as hardware FLOPs with full "
+                    f"recomputation, as Megatron-LM, MT-NLG and BLOOM report theirs, it would give "
+                    f"{fmt.value('achieved_flops_per_chip', model)} of model FLOPs{mfu} (r = 4/3)")
         rate = float(f["expected"])
         text = (f"{head}: the other figures imply {fmt.value('achieved_flops_per_chip', rate)} of model FLOPs, "
                 f"{fmt.ratio(float(f['claimed']) / rate)} off as model FLOPs but "

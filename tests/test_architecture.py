@@ -119,3 +119,17 @@ def test_a_check_repeating_another_by_a_longer_path_is_not_reported():
     relation_errors = [f["rule"] for f in c["findings"] if f["rule"].startswith("C") and f["severity"] == "error"]
     assert relation_errors == ["C002"]
     assert [f["severity"] for f in c["findings"] if f["rule"] == "U001"] == ["error"]  # its consequence stays
+
+
+def test_a_rate_nothing_weighs_is_read_as_model_flops_and_the_hardware_reading_is_given():
+    # MT-NLG 530B (Smith et al. 2022, Sec. 3): 126 TFLOP/s per A100, counted with the recomputed forward pass. With
+    # no time, throughput or HFU beside it, the model reading stands (MFU 126 / 312 = 40.4 %), and C015 gives the
+    # hardware reading: 126 / (4/3) = 94.5 TFLOP/s of model FLOPs, 94.5 / 312 = 30.3 %.
+    c = one({"id": "mtnlg", "params": "530B", "tokens": "270B", "hardware": "A100 80GB", "chips": 2240,
+             "achieved_flops_per_chip": "126 TFLOP/s"})
+    assert c["quantities"]["mfu"]["value"] == pytest.approx(126 / 312, rel=1e-3)
+    f = [f for f in c["findings"] if f["rule"] == "C015"]
+    assert len(f) == 1 and f[0]["severity"] == "info"
+    assert f[0]["expected"] == pytest.approx(94.5e12, rel=1e-3)
+    assert "30.3 %" in f[0]["message"] and "model FLOPs" in f[0]["message"]
+    assert c["status"] == "pass"
