@@ -200,6 +200,8 @@ _QUALIFIER_RE = re.compile(
 _UPPER_WORDS = r"under|less than|fewer than|no more than|not more than|at most|up to|within|below|just under"
 _LOWER_WORDS = r"over|more than|no less than|at least|upwards of|above|exceeding|in excess of|just over"
 _PLUS_AFTER = r"^[^+]*[0-9.]\s*[A-Za-z]*\+(?:\s|$)"  # "15T+ tokens", "15+ trillion"
+#: A "+" after the scale word or letter that follows a number ("T+ tokens"), as :data:`_PLUS_AFTER` finds it.
+_SCALE_PLUS_RE = re.compile(r"^([A-Za-z]+)\+(?=\s|$)")
 _UPPER_BOUND_RE = re.compile(rf"^\s*(?:<=?|≤|(?:{_UPPER_WORDS})(?![a-z]))", re.IGNORECASE)
 _LOWER_BOUND_RE = re.compile(rf"^\s*(?:>=?|≥|(?:{_LOWER_WORDS})(?![a-z]))|{_PLUS_AFTER}", re.IGNORECASE)
 #: Either bound, in the syntax of Arrow's regular expressions (RE2: no lookahead), to find a column's cells that
@@ -843,6 +845,7 @@ def _read_number(raw: str, kind: str) -> _Number | None:
     rest = s[pos:].strip()
     if rest.startswith("+"):  # "15+ trillion tokens"
         rest = rest[1:].lstrip()
+    rest = _SCALE_PLUS_RE.sub(r"\1", rest)  # "15T+ tokens": the "+" of a bound after the scale (V011 says so)
     if rest and rest[0] in "0123456789.,^*":
         raise _error(raw, kind, "malformed number")
     return _Number(sign, (int_part or "0").replace(",", ""), frac, exp10, base_power, rest)

@@ -438,6 +438,8 @@ def test_pf_days_are_not_accelerator_hours() -> None:
     ("up to 16", "count", 16, "upper"),
     ("more than 12 trillion tokens", "count", 12e12, "lower"),
     ("15+ trillion tokens", "count", 15e12, "lower"),
+    ("15T+ tokens", "count", 15e12, "lower"),  # Llama 3's model card: "15T+" tokens
+    ("15 trillion+ tokens", "count", 15e12, "lower"),
     (">= 1T", "count", 1e12, "lower"),
     ("~16 days", "days", 16, None),
     ("about 2T tokens", "count", 2e12, None),
