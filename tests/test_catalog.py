@@ -422,3 +422,13 @@ def test_a_name_missing_a_word_of_every_alias_is_not_matched_by_its_words(catalo
 def test_a_misspelt_series_still_gets_its_near_spelling(catalog, typo, meant):
     assert catalog.lookup(typo) is None
     assert catalog.close_matches(typo)[0] == meant
+
+
+def test_a_gb200_superchip_is_two_gpus(catalog):
+    # NVIDIA GB200 NVL72: 36 GB200 Grace Blackwell Superchips = 72 Blackwell GPUs, each 2,500 dense BF16
+    # TFLOP/s (5 PF with sparsity) and 186 GB. Counted as superchips, the peak and memory are per superchip.
+    sc, gpu = catalog.lookup("GB200 Superchip"), catalog.lookup("GB200")
+    assert sc.unit == "package" and gpu.unit == "gpu"
+    assert sc.peak_flops("bf16") == pytest.approx(2 * 2500e12) and gpu.peak_flops("bf16") == pytest.approx(2500e12)
+    assert sc.memory_gb == pytest.approx(2 * 186)
+    assert catalog.lookup("GB300 Superchip").peak_flops("bf16") == pytest.approx(2 * 2500e12)
