@@ -44,8 +44,8 @@ def test_map_partitions_equals_one_process(client, what, dask_modules):
     got = ddf.map_partitions(audit_partition, what, meta=partition_meta(what)).compute()
     one = check_frame(CLAIMS)
     want = claims_frame(one) if what == "claims" else findings_frame(one)
-    if what == "claims":  # `row` counts rows within a partition: the rest is the claim's own
-        got, want = got.drop(columns=["row", "file"]), want.drop(columns=["row", "file"])
+    # `row` counts rows within a partition, `file` names the partition: the rest is the claim's own
+    got, want = got.drop(columns=["row", "file"]), want.drop(columns=["row", "file"])
     pd.testing.assert_frame_equal(got.reset_index(drop=True), want.reset_index(drop=True))
 
 

@@ -95,8 +95,8 @@ def _text(column: pd.Series) -> np.ndarray:
     return spelt[np.asarray(column.cat.codes)] if len(column) else np.empty(0, dtype=object)
 
 
-FINDINGS_COLUMNS = ("claim_id", "rule", "name", "severity", "quantity", "claimed", "expected", "ratio", "message",
-                    "formula")
+FINDINGS_COLUMNS = ("claim_id", "file", "row", "rule", "name", "severity", "quantity", "claimed", "expected", "ratio",
+                    "message", "formula")
 
 
 def findings_frame(result: AuditResult) -> pd.DataFrame:
@@ -110,9 +110,14 @@ def findings_frame(result: AuditResult) -> pd.DataFrame:
     keys = [(result.findings["row"].to_numpy(dtype=np.int64), np.zeros(len(result.findings), dtype=np.int64))]
     phases, parent = result.phase_result, result.phase_parent
     if phases is not None and parent is not None and len(phases.findings):
-        parts.append(_finding_columns(phases))
+        part = _finding_columns(phases)
         own_row = phases.findings["row"].to_numpy(dtype=np.int64)
-        keys.append((np.asarray(parent, dtype=np.int64)[own_row], own_row + 1))
+        run = np.asarray(parent, dtype=np.int64)[own_row]
+        # A phase is located where its run is: the run's file and row (the phase's claim id names the phase).
+        part["file"] = result.claims.info["file"].to_numpy(dtype=object)[run]
+        part["row"] = result.claims.info["row"].to_numpy(dtype=np.int64)[run]
+        parts.append(part)
+        keys.append((run, own_row + 1))
     claim_rows = np.concatenate([k[0] for k in keys])
     phase_rank = np.concatenate([k[1] for k in keys])  # 0: the run's own; 1 + i: its phase i
     # Claim order; within a claim its own findings then each phase's, in the order the audit listed them.
@@ -123,7 +128,7 @@ def findings_frame(result: AuditResult) -> pd.DataFrame:
         columns[name] = values[order]
     frame = pd.DataFrame(columns, columns=list(FINDINGS_COLUMNS))
     # Numbers stay numbers whatever the batch holds (a batch whose findings all lack a ratio included).
-    return frame.astype({"claimed": float, "expected": float, "ratio": float})
+    return frame.astype({"row": np.int64, "claimed": float, "expected": float, "ratio": float})
 
 
 def _finding_columns(result: AuditResult) -> dict[str, np.ndarray]:
@@ -150,7 +155,9 @@ def _finding_columns(result: AuditResult) -> dict[str, np.ndarray]:
         r = RULES[code]
         message[positions] = [r.message(result, f) for f in chosen]
         formula[positions] = r.formula_texts(result, chosen)
-    return {"claim_id": claim_id, "rule": rule, "name": name,
+    info = result.claims.info
+    return {"claim_id": claim_id, "file": info["file"].to_numpy(dtype=object)[rows],
+            "row": info["row"].to_numpy(dtype=np.int64)[rows], "rule": rule, "name": name,
             "severity": frame["severity"].astype(str).to_numpy(dtype=object),
             "quantity": np.array([str(x) for x in frame["quantity"].tolist()], dtype=object),
             "claimed": _rounded(frame["claimed"]), "expected": _rounded(frame["expected"]),
