@@ -941,8 +941,11 @@ def _header_scale(unit: str, kind: str) -> _Scale:
 #: Multipliers a spreadsheet's header names alone ("GPU hours (thousands)"), in the singular a cell reads.
 _HEADER_MULTIPLIERS = {"thousands": "thousand", "millions": "million", "billions": "billion",
                        "trillions": "trillion"}
-_HEADER_MONEY_RE = re.compile(r"(?:US\s?\$|\$)\s*(?P<s>[kmbt]|thousands?|millions?|billions?)?|"
-                              r"(?P<p>[kmbt])\s?(?:USD|\$)", re.IGNORECASE)
+_HEADER_MONEY_RE = re.compile(r"(?:US\s?\$|\$|USD)\s*,?\s*(?P<s>[kmbt]|thousands?|millions?|billions?)?|"
+                              r"(?P<p>[kmbt]|thousands?|millions?|billions?)\s*(?:of\s+)?(?:USD|US\s?\$|\$|dollars)",
+                              re.IGNORECASE)
+#: A price's header unit that starts with its currency ("$/GPU-hour", "USD per GPU-hour"): "$1/GPU-hour" as a cell.
+_HEADER_PRICE_RE = re.compile(r"(?:US\s?\$|\$|USD)\s*(?P<rest>(?:/|per\b).*)", re.IGNORECASE)
 
 
 def _header_unit_texts(unit: str, kind: str) -> list[str]:
@@ -958,6 +961,9 @@ def _header_unit_texts(unit: str, kind: str) -> list[str]:
             suffix = m.group("s") or m.group("p") or ""
             suffix = _HEADER_MULTIPLIERS.get(suffix.lower(), suffix)
             texts.append(f"$1{suffix.upper() if len(suffix) == 1 else ' ' + suffix}")
+        m = _HEADER_PRICE_RE.fullmatch(u)
+        if m:
+            texts.append(f"$1{m.group('rest')}")
     return texts
 
 

@@ -127,3 +127,51 @@ def test_a_header_unit_that_names_something_else_refuses_the_numbers(tmp_path, h
     assert claim["status"] == "invalid"
     bad = [f["message"] for f in claim["findings"] if f["rule"] == "V001"]
     assert any(header in m and words in m for m in bad), bad
+
+
+@pytest.mark.parametrize(("header", "field", "scale"), [
+    ("Time (GPU hours)", "chip_hours", 1.0),  # Llama 2, Table 2, as printed (Touvron et al. 2023)
+    ("Total train compute (PF-days)", "compute_flops", 1e15 * 86400),  # GPT-3, Table D.1 (Brown et al. 2020)
+    ("Total train compute (flops)", "compute_flops", 1.0),
+    ("GPU-days", "chip_hours", 24.0),
+    ("GPU weeks", "chip_hours", 168.0),
+    ("TFLOPs/GPU", "achieved_flops_per_chip", 1e12),
+    ("TFLOP/s per GPU", "achieved_flops_per_chip", 1e12),
+    ("Peak TFLOP/s", "peak_flops_per_chip", 1e12),
+    ("Number of GPUs", "chips", 1.0),
+    ("BF16 MFU", "mfu", 1.0),
+    ("Price ($/GPU-hour)", "price_per_chip_hour", 1.0),
+    ("Cost (USD, millions)", "cost_usd", 1e6),  # DeepSeek-V3's $5.576M as 5.576
+    ("Cost (millions of dollars)", "cost_usd", 1e6),
+])
+def test_headers_as_papers_print_them_name_their_field(header, field, scale):
+    from audit.quantities import BY_NAME
+    from audit.reading.fields import field_of
+    from audit.units import unit_scale
+
+    got, unit = field_of(header)
+    assert got == field
+    assert (1.0 if unit is None else unit_scale(unit, BY_NAME[field].kind)) == pytest.approx(scale)
+
+
+@pytest.mark.parametrize("header", ["time", "Time", "hours", "b", "k", "TFLOPs", "node-hours", "Total", "Peak",
+                                    "Training compute cost (cloud)"])
+def test_a_general_word_or_a_bare_multiplier_names_no_field(header):
+    from audit.reading.fields import field_of
+
+    assert field_of(header)[0] is None
+
+
+def test_a_gpu_days_typo_under_the_papers_own_header_fails(tmp_path):
+    # Llama 2 70B, Table 2: 1,720,320 GPU-hours on A100-80GB for 2T tokens; 71,680 is that in GPU-days. Read as
+    # GPU-hours: 6 x 70e9 x 2e12 / (71,680 x 3600 x 312e12) = 10.4, an MFU of 1,040 %; the 7B row (184,320 h):
+    # 6 x 7e9 x 2e12 / (184,320 x 3600 x 312e12) = 40.6 %.
+    path = tmp_path / "table2.csv"
+    path.write_text("Model,Params,Tokens (T),GPU type,Time (GPU hours)\n"
+                    "Llama 2 7B,7B,2.0,A100-80GB,184320\nLlama 2 70B,70B,2.0,A100-80GB,71680\n", encoding="utf-8")
+    report = to_json(check([str(path)]))
+    seven, seventy = report["claims"]
+    assert seven["status"] == "pass" and seven["quantities"]["mfu"]["value"] == pytest.approx(0.406, abs=5e-4)
+    assert seventy["status"] == "fail" and seventy["quantities"]["mfu"]["value"] == pytest.approx(10.43, abs=0.01)
+    notes = [n["message"] for n in report["summary"]["input"]["notes"]]
+    assert any("'Time (GPU hours)' is read as chip_hours" in n for n in notes), notes

@@ -22,6 +22,7 @@ import pandas as pd
 
 from audit.claims import RawTable
 from audit.columns import map_unique
+from audit.formatting import sig
 from audit.quantities import BY_NAME, QUANTITIES, TEXT_ALIASES, TEXT_FIELDS, canonical_column_and_unit
 from audit.reading.colmap import ColumnMap
 from audit.reading.common import mangle, printable, printable_value
@@ -60,11 +61,91 @@ def field_of(header: str) -> tuple[str | None, str | None]:
     canon, unit = canonical_column_and_unit(header)
     if canon in _TIME_OR_WORK and unit and not unit_fits(unit, canon) and accelerator_time(unit):
         return "chip_hours", unit
+    if canon is None:
+        return _generic_field(header, unit)
     return canon, unit
 
 
 #: Fields whose header may name accelerator time instead ("Training Time (GPU hours)", "Compute (GPU hours)").
 _TIME_OR_WORK = frozenset({"wall_clock_days", "compute_flops"})
+
+#: Words too general to name a field alone, which name one with the unit beside them ("Time (GPU hours)" in
+#: Llama 2's Table 2, "Price ($/GPU-hour)"): the candidates, the first whose unit fits. Without a unit they stay
+#: unread: a run log's "time" is a timestamp.
+_GENERIC_BASES: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("time", "duration", "runtime", "traintime", "timetotrain", "pretrainingtime",
+                     "pretraintime", "trainingduration", "totaltime", "totaltrainingtime"),
+                    ("chip_hours", "wall_clock_days")),
+    **dict.fromkeys(("price", "rate", "pricing"), ("price_per_chip_hour",)),
+    **dict.fromkeys(("cost", "totalcost", "trainingcost", "traincost"), ("cost_usd",)),
+    **dict.fromkeys(("speed", "performance", "achieved", "sustained", "perf"),
+                    ("throughput_tokens_per_s", "achieved_flops_per_chip")),
+    **dict.fromkeys(("peak", "peakperformance", "peakthroughput"), ("peak_flops_per_chip",)),
+}
+
+#: Words before a FLOP/s unit that say which rate it is ("Peak TFLOP/s"; "TFLOPs/GPU" alone is the achieved one).
+_RATE_WORDS: dict[str, str] = {"peak": "peak_flops_per_chip", "achieved": "achieved_flops_per_chip",
+                               "sustained": "achieved_flops_per_chip", "model": "achieved_flops_per_chip",
+                               "hardware": "achieved_hardware_flops_per_chip"}
+
+#: Leading words of a header that say of what the figure is and change nothing of which field it is ("Total train
+#: compute" in GPT-3's Table D.1, "Number of GPUs", "BF16 MFU").
+_LEADING_WORDS = re.compile(r"^\s*(?:(?:total|overall|reported|estimated|approx\.?|number\s+of|no\.\s*of|#|"
+                            r"bf16|fp16|fp8|fp32|tf32|pre-?training|train(?:ing)?)\s+)+", re.IGNORECASE)
+
+
+def _generic_field(header: str, unit: str | None) -> tuple[str | None, str | None]:
+    """The field of a header no alias names (:func:`field_of`), read from its words and its unit: a general word
+    with a unit that fits one field (:data:`_GENERIC_BASES`), an alias after words that change nothing
+    (:data:`_LEADING_WORDS`), or a header that is a unit itself ("GPU-days", "TFLOPs/GPU", "Tokens/sec/GPU",
+    "Peak TFLOP/s") when the unit is of one field only. (None, unit) when none says."""
+    base = header if unit is None else header[:header.rfind("(" if "(" in header else "[")].strip()
+    candidates = _GENERIC_BASES.get(_key(base), ())
+    if unit and candidates:
+        for canon in candidates:
+            if canon == "chip_hours" and not accelerator_time(unit):
+                continue
+            if unit_fits(unit, canon) or per_chip_header_unit(unit, canon):
+                return canon, unit
+        return None, unit
+    stripped = _LEADING_WORDS.sub("", base, count=1)
+    if stripped and stripped != base:
+        canon, _ = canonical_column_and_unit(stripped)
+        # Only a unit that fits (or none): "Training compute cost (cloud)" beside "(2023 USD)" is another figure.
+        if canon is not None and canon in BY_NAME and (
+                unit is None or unit_fits(unit, canon) or per_chip_header_unit(unit, canon)):
+            return canon, unit
+        if canon is None and unit is None:
+            return _unit_header(stripped)
+        if canon is None:
+            return _generic_field(f"{stripped} ({unit})", unit)
+    if unit is None:
+        return _unit_header(header)
+    return None, unit
+
+
+def _unit_header(header: str) -> tuple[str | None, str | None]:
+    """A header that is itself a unit ("GPU-days", "TFLOPs/GPU", "Tokens/sec/GPU"), optionally after a word that
+    says which rate ("Peak TFLOP/s"): (field, the header as its unit) when the unit is specific to one field; a
+    plain duration ("hours") or count names none."""
+    words = header.split(None, 1)
+    field_word = _RATE_WORDS.get(words[0].lower()) if len(words) == 2 else None
+    text = words[1] if field_word else header
+    lower = text.lower()
+    # A unit names a field only with the word of what it counts: a multiplier alone ("k", "b") names nothing.
+    if accelerator_time(text) and not field_word and _DEVICE_WORD.search(lower):
+        return "chip_hours", text
+    # "TFLOPs" alone may be a rate or a total (plural FLOPs): only a unit that is a rate and nothing else names one.
+    if "flop" in lower and unit_fits(text, "achieved_flops_per_chip") and not unit_fits(text, "compute_flops"):
+        return field_word or "achieved_flops_per_chip", text
+    if not field_word and "tok" in lower and (per_chip_header_unit(text, "throughput_tokens_per_s")
+                                               or (unit_fits(text, "throughput_tokens_per_s") and "/" in text)):
+        return "throughput_tokens_per_s", text
+    return None, None
+
+
+#: The word of an accelerator in a unit of accelerator time ("GPU-days", "TPU hours", "chip-weeks").
+_DEVICE_WORD = re.compile(r"gpu|tpu|chip|accelerator|device|npu|ipu|hpu|node")
 
 
 def unit_fits(unit: str, canon: str) -> bool:
@@ -337,11 +418,16 @@ def _header_unit_notes(headers: list[str], groups: dict[str, list[int]], columns
             header = headers[i]
             if q is None or (columns is not None and columns.lookup(header) is not None):
                 continue
-            base, unit = canonical_column_and_unit(header)
+            base, _ = canonical_column_and_unit(header)
+            unit = field_of(header)[1]
             if not unit:
                 continue
             refused = refused_header_unit(unit, canon)
-            if base != canon:
+            if base is None:  # no alias: its unit decided (:func:`_generic_field`)
+                scale = unit_scale(unit, q.kind) if unit_fits(unit, canon) else None
+                times = f" (× {sig(scale)} into {q.unit})" if scale not in (None, 1.0) and q.unit else ""
+                out.append(f"{header!r} is read as {canon} ({q.label.lower()}) by its unit {unit!r}{times}")
+            elif base != canon:
                 out.append(f"{header!r} is read as {canon}, not {base}: {unit!r} is accelerator time")
             elif refused:
                 out.append(f"{header!r}: {unit!r} is not a unit of {q.label.lower()} ({refused}): the column's bare "
