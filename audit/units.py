@@ -228,7 +228,7 @@ _CURRENCY_RE = re.compile(r"[$€£¥]")
 # optional fraction and an optional e-exponent. ASCII digits only ([0-9], not \d, which matches any script).
 _NUM_RE = re.compile(
     r"(?P<sign>[+-]?)"
-    r"(?:(?P<int>[0-9]{1,3}(?:,[0-9]{3})+(?![0-9,])|[0-9]+)(?:\.(?P<frac>[0-9]*))?|\.(?P<frac2>[0-9]+))"
+    r"(?:(?P<int>[1-9][0-9]{0,2}(?:,[0-9]{3})+(?![0-9,])|[0-9]+)(?:\.(?P<frac>[0-9]*))?|\.(?P<frac2>[0-9]+))"
     r"(?:[eE](?P<exp>[+-]?[0-9]+))?"
 )
 # "× 10^23", "x 10^23", "*10**23", "·10^23" after a mantissa.
@@ -846,6 +846,13 @@ def _read_number(raw: str, kind: str) -> _Number | None:
     if rest.startswith("+"):  # "15+ trillion tokens"
         rest = rest[1:].lstrip()
     rest = _SCALE_PLUS_RE.sub(r"\1", rest)  # "15T+ tokens": the "+" of a bound after the scale (V011 says so)
+    if rest.startswith(",") and rest[1:2].isdigit():
+        # "0,479" and "1,5": a decimal comma (a thousands separator stands after a leading 1-9 and before groups
+        # of exactly three digits); read as 479 or 15 it would be a silent misreading.
+        digits = re.match(r",([0-9]+)", rest)
+        point = f"{sign}{int_part or ''}.{digits.group(1) if digits else ''}"
+        raise _error(raw, kind, f"malformed number: a decimal comma? write a decimal point ({point}); commas stand "
+                                f"only between groups of thousands (1,024)")
     if rest and rest[0] in "0123456789.,^*":
         raise _error(raw, kind, "malformed number")
     return _Number(sign, (int_part or "0").replace(",", ""), frac, exp10, base_power, rest)
@@ -1113,7 +1120,7 @@ COMMON_FROM = 64
 #: as only ``.``, ``e``, a space, a letter, ``%`` or the end may follow the number here. No whitespace around the
 #: cell, no character that :func:`_read_number` rewrites (dashes, superscripts, currency signs, ``^``, ``*``,
 #: ``×``, ``+`` after the sign) and no qualifier (it would start with a letter or a symbol).
-_COMMON_PATTERN = (r"^(?P<sign>[+-]?)(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]*)(?:\.(?P<frac>[0-9]*))?"
+_COMMON_PATTERN = (r"^(?P<sign>[+-]?)(?P<int>[1-9][0-9]{0,2}(?:,[0-9]{3})+|[0-9]*)(?:\.(?P<frac>[0-9]*))?"
                    r"(?:[eE](?P<esign>[+-]?)(?P<exp>[0-9]+))?"
                    r"(?P<rest>(?: ?[A-Za-z%][A-Za-z0-9%/-]*(?: [A-Za-z0-9%/-]+)*)?)$")
 #: Unit text that could also be read as the number's exponent (``5e5-h``: the pattern may leave ``e5-h`` as the

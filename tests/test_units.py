@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -471,3 +472,19 @@ def test_an_accelerator_model_counts_as_a_unit_of_chips(text, value) -> None:
 def test_an_exponent_written_apart_is_not_an_accelerator_model() -> None:
     with pytest.raises(UnitError):
         parse_value("1 e23", "count")
+
+
+@pytest.mark.parametrize(("text", "point"), [("0,479", "0.479"), ("0,48", "0.48"), ("1,5", "1.5"), ("-0,5", "-0.5"),
+                                             ("7,5B", "7.5"), ("00,479", "00.479")])
+def test_a_decimal_comma_is_refused_never_read_as_thousands(text, point) -> None:
+    # "0,479" is 0.479 in a European export: a thousands separator stands after a leading 1-9 and before groups of
+    # exactly three digits, so "0,479" was read as 479 (an MFU of 47,900 %) while "0,48" was refused.
+    with pytest.raises(UnitError, match=f"decimal comma.*\\({re.escape(point)}\\)"):
+        parse_value(text, "fraction")
+    values, errors = parse_series(pd.Series([text] * 5000 + ["1,024"]), "count")
+    assert np.isnan(values[0]) and "decimal comma" in errors[0] and values[-1] == 1024
+
+
+@pytest.mark.parametrize(("text", "value"), [("1,024", 1024), ("12,345", 12345), ("1,234,567", 1234567)])
+def test_thousands_separators_still_read(text, value) -> None:
+    assert parse_value(text, "count") == value
