@@ -285,3 +285,8 @@ def test_a_placeholder_for_an_unknown_figure_is_not_stated_not_invalid(tmp_path,
     assert claim["status"] != "invalid", [f["message"] for f in claim["findings"] if f["severity"] != "ok"]
     assert "compute_flops" not in claim["quantities"] or claim["quantities"]["compute_flops"]["source"] != "claimed"
     assert not [f for f in claim["findings"] if f["rule"] == "H001"]  # no "unknown accelerator 'N/A'"
+    # ... and not dropped without a word: each placeholder cell is named (V003, an info: "TBD" in a chips column
+    # is something a reviewer should see).
+    said = {f["quantity"]: f["message"] for f in claim["findings"] if f["rule"] == "V003"}
+    assert set(said) == {"compute_flops", "hardware", "mfu"}, said
+    assert all(repr(placeholder.strip()) in m and "placeholder" in m for m in said.values()), said

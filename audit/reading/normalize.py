@@ -347,6 +347,7 @@ def normalize(raw: RawTable) -> Claims:
         numbers_only = (pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype)
                         and not pd.api.types.is_complex_dtype(col.dtype))
         err_mask = np.zeros(n, dtype=bool) if numbers_only and refused is None else errors.notna().to_numpy()
+        listed: list[int] = []  # cells listing several figures: said below, not placeholders
         if err_mask.any():
             # A cell listing several figures ("2260275840,2290000001": Epoch AI gives alternatives so) is not a
             # malformed number: the same figure twice is that figure; different ones are not used, and said so.
@@ -355,6 +356,7 @@ def normalize(raw: RawTable) -> Claims:
                 parsed = parsed.copy()
                 for row, figures in several.items():
                     err_mask[row] = False
+                    listed.append(row)
                     same = len(set(figures)) == 1
                     parsed[row] = figures[0] if same else np.nan
                     parts = [f"{f:,.0f}" if f.is_integer() else f"{f:g}" for f in figures]
@@ -377,6 +379,12 @@ def normalize(raw: RawTable) -> Claims:
             nan_text[maybe_nan] = [str(t).strip().lower() in ("nan", "-nan", "+nan") for t in cell_text[maybe_nan]]
         add_invalid(nan_text, name, f"{q.label} is NaN, not a number")
         bad |= nan_text
+        # The rest read as missing although they hold text: placeholders ("TBD", "n/a", "-"), said, not dropped.
+        placeholder = maybe_nan[~nan_text[maybe_nan] & ~np.isin(maybe_nan, listed)] if len(maybe_nan) else maybe_nan
+        if len(placeholder):
+            add_reading(np.isin(np.arange(n), placeholder), name, [
+                f"{q.label} written {str(cell_text[r]).strip()!r}: a placeholder, read as not stated"
+                for r in placeholder])
         finite = np.isfinite(parsed)
         neg = finite & (parsed < 0)
         add_invalid(neg & ~bad, name, f"{q.label} cannot be negative")
@@ -416,8 +424,11 @@ def normalize(raw: RawTable) -> Claims:
             info_a[:, j] = cell_texts(frame[name]).to_numpy(dtype=object)
             if name == "hardware":  # "N/A", "unknown", "-": no accelerator named, not an unknown one
                 said = info_a[:, j]
-                info_a[:, j] = np.where(map_unique(pd.Series(said, dtype=object), is_placeholder).to_numpy(dtype=bool),
-                                        None, said)
+                held = map_unique(pd.Series(said, dtype=object), is_placeholder).to_numpy(dtype=bool)
+                if held.any():
+                    add_reading(held, name, [f"Hardware written {str(t).strip()!r}: a placeholder, no accelerator "
+                                             f"named" for t in said[held]])
+                info_a[:, j] = np.where(held, None, said)
     info = pd.DataFrame(info_a, index=index, columns=["file", *TEXT_FIELDS], dtype=object, copy=False)
     info.insert(1, "row", np.asarray(rows, dtype=int))
     # Text fields: a boolean or structured value is not text; long values are invalid and cut for display.
