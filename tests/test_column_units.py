@@ -175,3 +175,16 @@ def test_a_gpu_days_typo_under_the_papers_own_header_fails(tmp_path):
     assert seventy["status"] == "fail" and seventy["quantities"]["mfu"]["value"] == pytest.approx(10.43, abs=0.01)
     notes = [n["message"] for n in report["summary"]["input"]["notes"]]
     assert any("'Time (GPU hours)' is read as chip_hours" in n for n in notes), notes
+
+
+def test_of_two_errors_the_compute_side_one_comes_first(tmp_path):
+    # Llama 2, Table 2 as printed, the 70B row with GPU-days typed as GPU-hours: 400 W per GPU and 291.42 t CO2eq.
+    # The energy derived from the wrong chip-hours, 71,680 h x 400 W = 28.67 MWh, gives 291.42 / 28.67 = 10.16 kg
+    # per kWh (E006, an error), but the figure that is wrong is the GPU-hours, which U001 (MFU 1,040 %) points at
+    # with its cause (x24): it is the claim's first finding and the report's headline.
+    path = tmp_path / "table2.csv"
+    path.write_text("Model,Params,Tokens (T),GPU type,Time (GPU hours),Power Consumption (W),Carbon Emitted (tCO2eq)\n"
+                    "Llama 2 70B,70B,2.0,A100-80GB,71680,400,291.42\n", encoding="utf-8")
+    findings = to_json(check([str(path)]))["claims"][0]["findings"]
+    errors = [f["rule"] for f in findings if f["severity"] == "error"]
+    assert errors[0] == "U001" and "E006" in errors[1:], errors
