@@ -1902,12 +1902,18 @@ class Outlier(Rule):
 
 
 def _impossible_value(name: str, value: float) -> bool:
-    """Whether a value a quantity would have to take is impossible: below one of a whole-number count (chips), or
-    above 100 % of a utilization."""
+    """Whether a value a quantity would have to take is impossible: below one of a count of things (chips,
+    parameters, tokens: "300B tokens would have to be 3.5e-9" is no fix), or above 100 % of a utilization. Epochs
+    may be a fraction of one."""
     q = BY_NAME.get(name)
     if q is None or not math.isfinite(value):
         return False
-    return bool((q.integer and value < 1) or (q.fraction and value > 1))
+    counted = q.integer or (q.kind == "count" and name not in _FRACTIONAL_COUNTS)
+    return bool((counted and value < 1) or (q.fraction and value > 1))
+
+
+#: Quantities of kind count that may be below one: a fraction of an epoch, a ratio.
+_FRACTIONAL_COUNTS = frozenset({"epochs", "recompute_factor", "tokens_per_param"})
 
 
 class TpuSliceCores(Rule):

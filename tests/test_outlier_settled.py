@@ -81,4 +81,16 @@ def test_a_suspect_that_would_have_to_be_impossible_is_not_offered():
 
     assert _impossible_value("chips", 0.4) and _impossible_value("mfu", 1.3) and _impossible_value("hfu", 2.0)
     assert not _impossible_value("chips", 8.19) and not _impossible_value("mfu", 0.33)
-    assert not _impossible_value("tokens", 0.5)  # not a whole-number count: any positive value is possible
+    # Parameters and tokens are counts of things too: "Tokens (300 B) would have to be about 3.467e-09" (GPT-3
+    # with 3,640 PF-days pasted as FLOP: 3640 / (6 x 175e9) = 3.47e-9 tokens) is no fix. An epoch may be a fraction.
+    assert _impossible_value("tokens", 0.5) and _impossible_value("params", 3.5e-9)
+    assert not _impossible_value("tokens", 2.0) and not _impossible_value("epochs", 0.5)
+
+
+def test_gpt3_with_pf_days_as_flop_names_only_the_compute():
+    from audit.api import check_records, to_json
+
+    # Brown et al. 2020, Table D.1: 3.64e3 PF-days = 3.14e23 FLOP for 175B parameters and 300B tokens.
+    claim = to_json(check_records([{"id": "gpt3", "params": "175B", "tokens": "300B", "compute_flops": 3640}]))
+    c009 = [f for f in claim["claims"][0]["findings"] if f["rule"] == "C009"][0]["message"]
+    assert "Compute" in c009 and "Tokens" not in c009 and "Parameters" not in c009, c009
