@@ -99,7 +99,8 @@ def _explanations_at(result: AuditResult, positions: list[int], f: dict[str, Any
                     f"cause can account for")
         else:
             way = "too high" if float(e["direction"]) > 0 else "too low"
-            after = (f"MFU would be {fmt.sig((corrected or 0) * 100)} %" if RULES[f["rule"]].utilization
+            after = (f"{label(RULES[f['rule']].quantity)} would be {fmt.sig((corrected or 0) * 100)} %"
+                     if RULES[f["rule"]].utilization
                      else f"the ratio would be {fmt.ratio(corrected or float('nan'))}")
             text = (f"{cause.name} (x{_factor_text(factor)}): the {label(quantity)} figure looks {way} by "
                     f"that factor; fixed, {after}")
