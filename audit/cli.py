@@ -444,6 +444,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     # A claims table alone shows no outlier note and no explanation: they are not made (the table is the same).
     words = not (fmt in ("csv", "parquet") and findings_path is None and not statistics)
     claims = _parquet_claims(paths)  # from the Parquet footers, read once
+    paths = _small_datasets_whole(paths, claims, fmt, output, batch_size)
     batched = batch_size is not None or any(_is_dataset(p) for p in paths) or \
         _large_parquet(claims, fmt, output, mlflow_uri, statistics)
     if jobs is None:
@@ -531,6 +532,22 @@ def _parquet_claims(paths: tuple[str, ...]) -> int | None:
         return None
 
 
+def _small_datasets_whole(paths: tuple[str, ...], claims: int | None, fmt: str, output: str | None,
+                          batch_size: int | None) -> tuple[str, ...]:
+    """The inputs, with each folder of Parquet files replaced by its files when the report needs every claim at
+    once (``-f github``, ``sarif``, ``html``, or JSON to standard output) and all of them fit in one batch: read
+    whole, as the files named one by one are. A larger folder is audited in batches, which such a report cannot
+    be written from."""
+    from audit.stream import DEFAULT_BATCH_SIZE
+
+    if batch_size is not None or _streamable(fmt, output) or claims is None or claims > DEFAULT_BATCH_SIZE \
+            or not any(_is_dataset(p) for p in paths):
+        return paths
+    from audit.stream import input_files
+
+    return tuple(f for p in paths for f, _ in (input_files([p]) if _is_dataset(p) else [(p, p)]))
+
+
 def _is_dataset(path: str) -> bool:
     """A folder holding Parquet files (a partitioned dataset), read batch by batch; any other folder is an
     unusable input, said as such by the reader."""
@@ -553,9 +570,9 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
     from audit.stream import BatchAuditor, count_rows, default_batch_size, input_files, stream_check
 
     if not _streamable(fmt, output):
-        raise AuditUsageError("batches (--batch-size, or a folder of Parquet files) are written as --format text, or "
-                              "json, csv or parquet with -o FILE (and --findings FILE); the other formats need the "
-                              "whole input at once")
+        raise AuditUsageError("batches (--batch-size, or a folder of Parquet files of more than one batch of "
+                              "claims) are written as --format text, or json, csv or parquet with -o FILE (and "
+                              "--findings FILE); the other formats need the whole input at once")
     if mlflow_uri or statistics:
         raise AuditUsageError(f"{'--mlflow' if mlflow_uri else '--statistics'} does not work in batches "
                               f"(--batch-size, or a folder input)")

@@ -95,7 +95,8 @@ def test_command_line_in_batches(dataset, one, tmp_path):
     assert len(pd.read_parquet(out)) == 23 + 17 + 29
     assert "69 claims in 5 batches" in res.output
     assert "auditing" not in res.output  # no progress bar when standard error is not a terminal
-    bad = CliRunner().invoke(cli, ["check", str(folder), "-f", "html", "-o", str(tmp_path / "r.html")])
+    bad = CliRunner().invoke(cli, ["check", str(folder), "-f", "html", "-o", str(tmp_path / "r.html"),
+                                   "--batch-size", "20"])
     assert bad.exit_code == 2 and "csv or parquet" in bad.output
     assert not (tmp_path / "r.html").exists()
     inside = CliRunner().invoke(cli, ["check", str(folder), "-f", "csv", "-o", str(folder / "out.csv")])
@@ -249,7 +250,7 @@ def test_json_on_the_command_line_in_batches_and_in_one_piece(dataset, tmp_path)
     assert batched.read_bytes() == whole.read_bytes()
     res = CliRunner().invoke(cli, ["check", *files, "-f", "json"])  # to standard output, in pieces too
     assert res.stdout_bytes == whole.read_bytes()
-    refused = CliRunner().invoke(cli, ["check", str(folder), "-f", "json"])
+    refused = CliRunner().invoke(cli, ["check", str(folder), "-f", "json", "--batch-size", "20"])
     assert refused.exit_code == 2 and "json, csv or parquet with -o FILE" in refused.output
 
 
@@ -331,3 +332,20 @@ def test_an_id_is_a_duplicate_of_an_earlier_batch_only_when_both_gave_it():
     assert second.tolist() == [True, False, False, False]  # "x" was given by the first batch's second claim
     third = seen.mark(np.array(["z", "w", "q"], dtype=object), np.array([True, True, True]))
     assert third.tolist() == [True, True, False]
+
+
+@pytest.mark.parametrize("fmt", ["github", "sarif", "markdown", "json"])
+def test_a_small_folder_is_read_whole_for_a_report_that_needs_every_claim(dataset, fmt):
+    # 69 claims in three files, far below a batch: a CI report of the folder is the report of its files named one
+    # by one (it was refused, exit 2, as if the input were unusable).
+    folder, files = dataset
+    runner = CliRunner()
+    whole = runner.invoke(cli, ["check", str(folder), "-f", fmt])
+    named = runner.invoke(cli, ["check", *files, "-f", fmt])
+    assert whole.exit_code == named.exit_code == 1  # an invalid claim: the fail level is reached
+    assert whole.stdout == named.stdout
+
+
+def test_a_folder_in_batches_still_needs_a_streamable_report(dataset):
+    res = CliRunner().invoke(cli, ["check", str(dataset[0]), "-f", "github", "--batch-size", "10"])
+    assert res.exit_code == 2 and "need the whole input at once" in res.output

@@ -381,6 +381,8 @@ def normalize(raw: RawTable) -> Claims:
         bad |= nan_text
         # The rest read as missing although they hold text: placeholders ("TBD", "n/a", "-"), said, not dropped.
         placeholder = maybe_nan[~nan_text[maybe_nan] & ~np.isin(maybe_nan, listed)] if len(maybe_nan) else maybe_nan
+        if len(placeholder):  # an empty or blank text is simply empty
+            placeholder = placeholder[[bool(str(cell_text[r]).strip()) for r in placeholder]]
         if len(placeholder):
             add_reading(np.isin(np.arange(n), placeholder), name, [
                 f"{q.label} written {str(cell_text[r]).strip()!r}: a placeholder, read as not stated"
