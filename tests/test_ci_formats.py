@@ -130,3 +130,22 @@ def test_the_readme_workflow_step_annotates_the_error(tmp_path: Path, monkeypatc
     assert result.exit_code == 1
     errors = [line for line in result.stdout.splitlines() if line.startswith("::error ")]
     assert len(errors) == 1 and errors[0].startswith("::error file=data/claims.csv,line=3,title=C001 compute-6nd")
+
+
+@pytest.mark.parametrize("fmt", ["github", "concise", "sarif"])
+def test_a_row_after_cells_over_several_lines_is_annotated_at_its_own_line(tmp_path, monkeypatch, fmt):
+    # Row 3 (the third record, header counted) starts on line 6: the notes cell of row 2 spans three lines and a
+    # blank line follows it. GitHub put the annotation on line 3, another row's text.
+    monkeypatch.chdir(tmp_path)
+    Path("claims.csv").write_text("id,params,tokens,compute_flops,notes\n"
+                                  'agrees,1B,20B,1.2e20,"one\ntwo\nthree"\n\n'
+                                  "ten-x,1B,20B,1.2e21,plain\n")
+    assert Path("claims.csv").read_text().splitlines()[5].startswith("ten-x")  # line 6
+    out = run_cli("check", "claims.csv", "--isolated", "-f", fmt, "--select", "C001").stdout
+    if fmt == "github":
+        assert "::error file=claims.csv,line=6," in out and "row 3" in out
+    elif fmt == "concise":
+        assert out.startswith("claims.csv:6: C001 error")
+    else:
+        region = json.loads(out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
+        assert region == {"startLine": 6}

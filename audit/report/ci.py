@@ -4,14 +4,19 @@ file). Both list every finding worse than ``ok`` (with ``-v``, passing checks to
 multi-phase run under the run's row, and end with the summary line.
 
 Where a finding is: the file and the claim's row in it (a CSV row, a JSON Lines line, a JSON array item, a
-spreadsheet row). GitHub's ``line=`` is given only for line-oriented files (CSV, TSV, JSON Lines), where the row
-is a line number; a JSON array item or a Parquet row is named in the title instead.
+spreadsheet row). GitHub's ``line=`` is given only for line-oriented files (CSV, TSV, JSON Lines): the line the row
+starts on (a CSV row is a record, which a quoted cell may spread over several lines); a JSON array item or a
+Parquet row is named in the title instead.
 """
 
 from __future__ import annotations
 
+import csv
+import io
+import os
 from dataclasses import dataclass
-from pathlib import PurePath
+from functools import lru_cache
+from pathlib import Path, PurePath
 from typing import Any, Iterator
 
 from audit.findings import Finding
@@ -37,8 +42,60 @@ class Located:
 
     @property
     def line(self) -> int | None:
-        """The row as a line number when the file is line-oriented, else None."""
-        return self.row if PurePath(self.file).suffix.lower() in LINE_ORIENTED else None
+        """The line the claim's row starts on when the file is line-oriented, else None: its row number, unless a
+        CSV file has quoted cells over several lines or blank lines (its rows are records; :func:`record_lines`)."""
+        suffix = PurePath(self.file).suffix.lower()
+        if suffix not in LINE_ORIENTED:
+            return None
+        if suffix in (".csv", ".tsv"):
+            starts = record_lines(self.file)
+            if starts is not None and 1 <= self.row <= len(starts):
+                return starts[self.row - 1]
+        return self.row
+
+
+def record_lines(file: str) -> tuple[int, ...] | None:
+    """The line each record of a CSV or TSV file starts on, records numbered as the reader numbers its rows (the
+    header is 1, blank lines are skipped); None when every record is one line and no line is blank (the row is
+    the line), or the file cannot be read again. Read once per file (as it is now), only for the reports that give
+    lines."""
+    try:
+        stat = os.stat(file)
+    except OSError:
+        return None
+    return _record_lines(os.path.realpath(file), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=64)
+def _record_lines(file: str, _mtime: int, _size: int) -> tuple[int, ...] | None:
+    try:
+        text = Path(file).read_text(encoding="utf-8-sig", errors="replace")
+    except OSError:
+        return None
+    lines = text.splitlines()
+    if "\"" not in text and all(line.strip() for line in lines):
+        return None
+    header = lines[0] if lines else ""
+    sep = "\t" if PurePath(file).suffix.lower() == ".tsv" else max((",", ";", "\t", "|"), key=header.count)
+    starts: list[int] = []
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    line = 0
+    try:
+        for record in reader:
+            start, line = line + 1, reader.line_num
+            if any(cell.strip() for cell in record):
+                starts.append(start + _blank_before(lines, start))
+    except csv.Error:
+        return None
+    return tuple(starts)
+
+
+def _blank_before(lines: list[str], start: int) -> int:
+    """Blank lines the csv module folds into the record that follows them: the record starts after them."""
+    k = 0
+    while start - 1 + k < len(lines) and not lines[start - 1 + k].strip():
+        k += 1
+    return k
 
 
 def located(result: AuditResult, show_ok: bool = False) -> Iterator[Located]:
@@ -73,8 +130,9 @@ def _who(item: Located) -> str:
 
 @register("concise", description="one line per finding: file:row: CODE severity: message (as linters print)")
 def render_concise(result: AuditResult, options: Options) -> str:
-    """``file:row: CODE severity: message (claim id)``, one line per finding, then the summary line."""
-    lines = [f"{_safe(i.file)}:{i.row}: {i.finding.rule} {i.finding.severity}: {_message(i.finding)} "
+    """``file:row: CODE severity: message (claim id)``, one line per finding, then the summary line; in a CSV
+    file whose cells span lines, the line the row starts on (as an editor goes to ``file:line``)."""
+    lines = [f"{_safe(i.file)}:{i.row if i.line is None else i.line}: {i.finding.rule} {i.finding.severity}: {_message(i.finding)} "
              f"({_safe(_who(i))})" for i in located(result, options.verbose)]
     lines.append(summary_line(result))
     return "\n".join(lines) + "\n"
