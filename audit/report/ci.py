@@ -20,7 +20,7 @@ from pathlib import Path, PurePath
 from typing import Any, Iterator
 
 from audit.findings import Finding
-from audit.records import findings_by_row, summary
+from audit.records import findings_by_row, input_notes, summary
 from audit.report import Options, register
 from audit.report.text import _message, _safe
 from audit.result import AuditResult
@@ -115,6 +115,22 @@ def located(result: AuditResult, show_ok: bool = False) -> Iterator[Located]:
             yield Located(file=file, row=number, claim_id=claim_id, finding=f)
 
 
+def input_notices(result: AuditResult) -> list[tuple[str, str, str]]:
+    """(level, file, text) of what was said about the inputs as they were read: per file, the columns not read
+    (``warning``, with each did-you-mean), then each note (``note``)."""
+    said = input_notes(result)
+    out: list[tuple[str, str, str]] = []
+    by_file: dict[str, list[str]] = {}
+    for u in said["unread_columns"]:
+        by_file.setdefault(u["file"], []).append(
+            repr(u["column"]) + (f" (did you mean {u['suggestion']}?)" if u["suggestion"] else ""))
+    for file, cols in by_file.items():
+        out.append(("warning", file, f"{len(cols)} column{'s' if len(cols) > 1 else ''} not read (kept as extra "
+                                     f"fields, not audited): {', '.join(cols)}"))
+    out.extend(("note", n["file"], n["message"]) for n in said["notes"])
+    return out
+
+
 def summary_line(result: AuditResult) -> str:
     """``N claims: a pass, b warn, ...``: the same last line as the text format."""
     s = summary(result)
@@ -153,7 +169,9 @@ def _property(text: str) -> str:
 def render_github(result: AuditResult, options: Options) -> str:
     """One ``::error``/``::warning``/``::notice`` workflow command per finding (GitHub's syntax:
     https://docs.github.com/en/actions/reference/workflow-commands-for-github-actions), then the summary line."""
-    lines = []
+    # How the input was read: a column not read is a warning on its file, a note on how it was read a notice.
+    lines = [f"::{GITHUB_LEVEL[level] if level != 'note' else 'notice'} file={_property(file)},"
+             f"title={_property('input')}::{_data(_safe(text))}" for level, file, text in input_notices(result)]
     for i in located(result, options.verbose):
         f = i.finding
         props = [f"file={_property(i.file)}"]

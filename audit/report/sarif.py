@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from audit import __version__
 from audit.report import Options, register
-from audit.report.ci import Located, located
+from audit.report.ci import Located, input_notices, located
 from audit.result import AuditResult
 from audit.rules import all_rules
 
@@ -77,14 +77,18 @@ def render(result: AuditResult, show_ok: bool = False) -> str:
     """The audit as a SARIF 2.1.0 log (JSON text; non-ASCII written as escapes, so any input text is valid)."""
     rules = _rules()
     index = {r["id"]: i for i, r in enumerate(rules)}
-    log = {
-        "$schema": SCHEMA_URI,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "train-audit", "version": __version__, "rules": rules}},
-            "results": [_result(item, index) for item in located(result, show_ok)],
-        }],
+    run: dict[str, Any] = {
+        "tool": {"driver": {"name": "train-audit", "version": __version__, "rules": rules}},
+        "results": [_result(item, index) for item in located(result, show_ok)],
     }
+    # How the input was read (columns not read, sheets, units): the run's notifications, as a dashboard shows them.
+    notices = input_notices(result)
+    if notices:
+        run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": [
+            {"level": level, "message": {"text": text},
+             "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(file)}}}]}
+            for level, file, text in notices]}]
+    log = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
     return json.dumps(log, indent=2, ensure_ascii=True, allow_nan=False) + "\n"
 
 
