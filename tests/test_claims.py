@@ -269,3 +269,14 @@ def test_a_precision_that_names_no_format_is_not_stated_not_invalid():
     claim = doc["claims"][0]
     assert claim["status"] != "invalid"
     assert [f for f in claim["findings"] if f["rule"] == "V001"] == []
+
+
+def test_stdin_json_lines(cli_run):
+    # `cat runs.jsonl | train-audit check -`: was "not valid JSON: Extra data at line 2", exit 2.
+    lines = "\n".join(json.dumps({**LLAMA65, "id": f"llama-65b-{k}"}) for k in range(3)) + "\n"
+    res = cli_run("check", "-", "--format", "json", input=lines.encode())
+    assert res.exit_code == 0, res.output
+    doc = res.json()
+    assert [c["id"] for c in doc["claims"]] == ["llama-65b-0", "llama-65b-1", "llama-65b-2"]
+    assert [c["input"]["row"] for c in doc["claims"]] == [1, 2, 3]  # JSON Lines rows are line numbers
+    assert_llama65(doc["claims"][2])

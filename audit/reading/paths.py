@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import io
+import json
 import os
 import stat
 import sys
@@ -50,6 +51,18 @@ def os_error(exc: OSError) -> str:
     return reason
 
 
+def _stdin_format(data: bytes) -> str:
+    """``jsonl`` when standard input holds JSON Lines (a first line that is a whole JSON object, and more lines
+    after it: ``cat runs.jsonl | train-audit check -``), else ``json``."""
+    lines = data.lstrip().splitlines()
+    if len(lines) < 2 or not lines[0].lstrip().startswith(b"{") or not any(x.strip() for x in lines[1:]):
+        return "json"
+    try:
+        return "jsonl" if isinstance(json.loads(lines[0]), dict) else "json"
+    except ValueError:
+        return "json"
+
+
 def read_path(path_text: str, stdin: io.BufferedReader | None = None, options: ReadOptions | None = None,
               display: str | None = None) -> RawTable:
     """Read one input path (``-`` reads JSON from standard input). Raises :class:`LoadError` for unusable files,
@@ -70,7 +83,7 @@ def read_path(path_text: str, stdin: io.BufferedReader | None = None, options: R
             raise LoadError(file, f"cannot read standard input: {os_error(exc)}") from None
         except ValueError:  # a closed file object
             raise LoadError(file, "standard input is closed") from None
-        table = reader_named("json").read(Path("-"), file, data)
+        table = reader_named(_stdin_format(data)).read(Path("-"), file, data)
         table.files = np.full(len(table.frame), file, dtype=object)
         return table
     path = Path(path_text)
