@@ -82,6 +82,15 @@ def test_tpu_slice_name_gives_chips_from_cores():
     assert c["quantities"]["chips"]["source"] == "derived"
 
 
+@pytest.mark.parametrize("name", ["tpu-v5p-1024", "TPU_v5p-1024", "Cloud TPU v5p-1024"])
+def test_a_slice_name_with_the_word_tpu_joined_to_it_is_a_slice(name):
+    # As gcloud and GKE write it ("tpu-v5p-1024" was an unknown accelerator while "v5p-1024" was read): a v5p slice
+    # counts TensorCores, 2 per chip (Cloud TPU v5p documentation): 1,024 cores = 512 chips.
+    c = one({"id": "slice", "hardware": name})
+    assert c["quantities"]["chips"]["value"] == 512
+    assert not [f for f in c["findings"] if f["rule"] == "H001"]
+
+
 def test_cores_counted_as_chips_is_a_warning():
     c = one({"id": "slice", "hardware": "v4-2048", "chips": 2048})
     f = [f for f in c["findings"] if f["rule"] == "H003"]
