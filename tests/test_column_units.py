@@ -188,3 +188,29 @@ def test_of_two_errors_the_compute_side_one_comes_first(tmp_path):
     findings = to_json(check([str(path)]))["claims"][0]["findings"]
     errors = [f["rule"] for f in findings if f["severity"] == "error"]
     assert errors[0] == "U001" and "E006" in errors[1:], errors
+
+
+def test_one_figure_in_two_units_is_read_once_and_checked(tmp_path):
+    # GPT-3's Table D.1 (Brown et al. 2020) gives each model's compute in PF-days and in FLOP: 2.60 PF-days x
+    # 8.64e19 = 2.246e20 (printed 2.25E+20), 3.64E+03 PF-days = 3.145e23 (printed 3.14E+23). Both columns were
+    # refused ("keep one"); they are one figure, and a row whose two columns disagree (PF-days pasted into the FLOP
+    # column: 3640 "flops") is invalid on it, the others audited.
+    path = tmp_path / "d1.csv"
+    path.write_text("Model,Total train compute (PF-days),Total train compute (flops),Params (M),Training tokens "
+                    "(billions)\nGPT-3 Small,2.60,2.25E+20,125,300\nGPT-3 175B,3.64E+03,3.14E+23,174600,300\n"
+                    "GPT-3 175B slip,3.64E+03,3640,174600,300\n", encoding="utf-8")
+    report = to_json(check([str(path)]))
+    small, large, slip = report["claims"]
+    assert small["quantities"]["compute_flops"]["value"] == pytest.approx(2.60 * 1e15 * 86400)
+    assert large["status"] == "pass" and small["status"] == "pass"
+    assert slip["status"] == "invalid"
+    assert [f["quantity"] for f in slip["findings"] if f["rule"] == "V001"] == ["compute_flops"]
+    notes = [n["message"] for n in report["summary"]["input"]["notes"]]
+    assert any("both give compute_flops in different units" in n for n in notes), notes
+
+
+def test_two_columns_for_one_field_in_the_same_unit_are_still_refused(tmp_path):
+    path = tmp_path / "two.csv"
+    path.write_text("id,compute (FLOP),training compute (flops),params\na,1e20,2e20,1B\n", encoding="utf-8")
+    with pytest.raises(Exception, match="keep one"):
+        check([str(path)])

@@ -263,6 +263,53 @@ def _printable_frame(table: RawTable) -> tuple[pd.DataFrame, list[tuple[int, str
     return fixed, problems
 
 
+def _in_different_units(headers: list[str], canon: str, columns: ColumnMap | None) -> bool:
+    """Whether columns that give one numeric field each name a unit of it in their header, all different (one
+    figure written twice, as a paper's table gives a compute in PF-days and in FLOP)."""
+    q = BY_NAME.get(canon)
+    if q is None or columns is not None and any(columns.lookup(h) is not None for h in headers):
+        return False
+    units = [field_of(h)[1] for h in headers]
+    if not all(u and unit_fits(u, canon) for u in units):
+        return False
+    scales = [unit_scale(u, q.kind) for u in units if u]
+    return len({round(math.log10(x), 6) for x in scales}) == len(scales)
+
+
+#: Two renderings of one figure by a table may round apart beyond their digits (3.64e3 PF-days is 3.145e23 FLOP,
+#: printed 3.14e23): 1 % more than the precision of their figures; a slip is a factor of 1,000 or more.
+_UNITS_AGREE = math.log(1.01)
+
+
+def _disagreeing_units(cols: list[pd.Series], headers: list[str], canon: str, present: np.ndarray
+                       ) -> list[tuple[int, str, str]]:
+    """(row, field, message) of each row whose columns in different units (:func:`_in_different_units`) give
+    figures that differ by more than the precision they are written to (read with each header's unit)."""
+    from audit.significance import log_half_widths
+    from audit.units import parse_series
+
+    q = BY_NAME[canon]
+    values, widths = [], []
+    for col, header in zip(cols, headers):
+        texts = col.astype(object).where(col.notna(), None)
+        read, _ = parse_series(texts.map(lambda v: v if v is None else str(v)), q.kind, field_of(header)[1])
+        values.append(np.asarray(read, dtype=float))
+        widths.append(log_half_widths(texts.map(lambda v: v if v is None else str(v))))
+    out = []
+    first = values[0]
+    for j in range(1, len(values)):
+        both = present[:, 0] & present[:, j] & np.isfinite(first) & np.isfinite(values[j]) & (first > 0) & \
+            (values[j] > 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            off = np.abs(np.log(first / values[j]))
+        bad = np.flatnonzero(both & (off > widths[0] + widths[j] + _UNITS_AGREE))
+        for r in bad.tolist():  # rows that disagree: few, each said
+            out.append((r, canon, f"{canon} is given twice with different values: {headers[0]!r} "
+                                  f"({_short(cols[0].iat[r])}, {sig(first[r])} {q.unit}) and {headers[j]!r} "
+                                  f"({_short(cols[j].iat[r])}, {sig(values[j][r])} {q.unit}); keep the right one"))
+    return out
+
+
 def _same(values: list[Any]) -> bool:
     first = values[0]
     return all(type(v) is type(first) and v == first for v in values[1:])
@@ -338,7 +385,8 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
             sources[canon] = pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), [headers[positions[0]]])
             continue
         shown = [headers[i] for i in positions]
-        if not per_row and canon not in DISPLAY_ONLY:
+        in_units = not per_row and _in_different_units(shown, canon, columns)
+        if not per_row and canon not in DISPLAY_ONLY and not in_units:
             listed = " and ".join(repr(h) for h in shown)
             raise LoadError(file, f"columns {listed} both give {canon} ({_label(canon)}); keep one "
                                   f"(which one is meant cannot be guessed)")
@@ -361,6 +409,14 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
             listed = " and ".join(repr(h) for h in shown)
             notes.append((file, f"{listed} both give {canon}: the first given in a row is used, the other is kept "
                                 f"as an extra field"))
+            continue
+        if in_units:
+            # One figure in two units (GPT-3's Table D.1: "Total train compute (PF-days)" and "(flops)"): the first
+            # given is used, and a row whose columns disagree beyond the precision of their figures is invalid on it.
+            listed = " and ".join(repr(h) for h in shown)
+            notes.append((file, f"{listed} both give {canon} in different units: the first given in a row is "
+                                f"used, and each row's figures must agree"))
+            problems.extend(_disagreeing_units(cols, shown, canon, present))
             continue
         for r in np.flatnonzero(count >= 2):  # a row naming the field twice: rare, looked at one by one
             given = [(shown[j], arrays[j][r]) for j in range(len(arrays)) if present[r, j]]
