@@ -247,6 +247,8 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
             possible = ~own | (claimed * np.exp(-direction * log_f) <= 1.0)
             fits = valid & np.where(band_rule, in_band & (claimed > high),
                                     fits_ratio & (np.abs(log_corr) < np.abs(log_r)) & possible)
+            if cause.code == "fp8-peak":
+                fits &= _fp8_side_fits(subjects, direction, hardware, rows)
             # Closeness of the fix, in units of the rule's tolerance, plus a penalty for a rare cause.
             score = np.where(band_rule, np.abs(log_corr - np.log(0.4)) / 10, np.abs(log_corr) / np.log(ok_tol))
             score = score + (1 - cause.weight)
@@ -266,6 +268,17 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
     if not parts:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in EXPLANATION_COLUMNS})
     return _best_three(parts)
+
+
+def _fp8_side_fits(subjects: np.ndarray, direction: np.ndarray, hardware: pd.DataFrame, rows: np.ndarray
+                   ) -> np.ndarray:
+    """Whether "FP8 peak vs BF16 peak" can explain a claimed peak that is off by 2x: a claim in FP8 is checked
+    against the FP8 peak, so its peak can only have been taken from the BF16 one (too low); any other claim is
+    checked against its 16-bit peak, so its peak can only be the FP8 one (too high). An H100 claim in FP8 whose
+    peak is 3,958 TFLOP/s (2x the FP8 peak: the sparse figure) is not explained by it."""
+    fp8 = (hardware["precision"].to_numpy(dtype=object)[rows] == "fp8")
+    peak = subjects == "peak_flops_per_chip"
+    return ~peak | np.where(fp8, direction < 0, direction > 0)
 
 
 def _best_three(parts: list[pd.DataFrame]) -> pd.DataFrame:

@@ -349,3 +349,31 @@ def test_a_percentage_hfu_is_fixed_as_an_hfu():
     u002 = [f for f in claim["findings"] if f["rule"] == "U002"][0]
     text = u002["explanations"][0]["text"]
     assert "HFU would be 57.8 %" in text and "MFU would be" not in text, text
+
+
+@pytest.mark.parametrize(("hardware", "peak", "dense"), [("H100", "3958 TFLOP/s", 1978.9e12),
+                                                         ("B200", "9 PFLOP/s", 4500e12)])
+def test_a_sparse_fp8_peak_in_an_fp8_claim_is_not_an_fp8_vs_bf16_slip(hardware, peak, dense):
+    # NVIDIA's FP8 headlines are 2:4-sparse: H100 SXM 3,958 (dense 1,978.9; H100 whitepaper Table 1), B200 9 PFLOPS
+    # (dense 4.5). A claim that states FP8 is checked against the dense FP8 peak: twice that is the sparse figure,
+    # not "FP8 vs BF16" (the BF16 peak is lower still). And C009 does not blame the datasheet for it.
+    from audit.api import check_records, to_json
+
+    claim = to_json(check_records([{"id": "fp8", "hardware": hardware, "precision": "FP8", "params": "70B",
+                                     "tokens": "2T", "chips": 2048, "peak_flops_per_chip": peak, "mfu": "20%",
+                                     "wall_clock_days": 2.11}]))["claims"][0]
+    c006 = [f for f in claim["findings"] if f["rule"] == "C006"][0]
+    assert c006["expected"] == pytest.approx(dense)
+    causes = [e["cause"] for e in c006["explanations"]]
+    assert causes == ["sparse-peak"], causes
+    assert not any("datasheet" in f["message"] for f in claim["findings"] if f["rule"] == "C009")
+
+
+def test_a_bf16_claim_at_the_fp8_peak_may_be_an_fp8_slip():
+    # MI300X: dense BF16 1,307.4, FP8 2,614.9 TFLOP/s (AMD); a BF16 claim at 2,600 is the FP8 figure (or a sparse one).
+    from audit.api import check_records, to_json
+
+    claim = to_json(check_records([{"id": "bf16", "hardware": "MI300X", "precision": "BF16",
+                                     "peak_flops_per_chip": "2600 TFLOP/s"}]))["claims"][0]
+    c006 = [f for f in claim["findings"] if f["rule"] == "C006"][0]
+    assert "fp8-peak" in [e["cause"] for e in c006["explanations"]]
