@@ -3189,6 +3189,50 @@ class EnergyWithinTDP(Rule):
                 f"{fmt.sig(float(f['expected']), 4)} W")
 
 
+class EnergyNotBounded(Rule):
+    """An energy or power figure whose accelerator has no published TDP is not bounded, and said so.
+
+    **What it checks.** Nothing by itself: where a claim states an energy or a power per accelerator that E005
+    would hold against the accelerator's TDP, and the catalog has no TDP for it (Google publishes none for TPU v4
+    and later, AWS none for Trainium, NVIDIA none for a DGXS or SXM3 V100 board alone), this note gives the power
+    per accelerator the figures imply and says that it was not bounded.
+
+    **Why it matters.** A check that cannot run must not look like one that passed: 400 MWh for 256 TPU v6e
+    chips over 4.6 days is 14 kW per chip, which no accelerator draws, and the reader should see that figure.
+
+    **Example.** 400 MWh / (256 × 110.4 h) = 14,150 W per TPU v6e chip: no TDP published, not bounded.
+
+    **References.** ``audit/data/ACCELERATORS.md`` (``tdp_w`` blank where no vendor figure is published).
+    """
+
+    code = "E009"
+    name = "energy-not-bounded"
+    quantity = "power_w_per_chip"
+    formula = "E / chip_hours (no TDP to bound it)"
+    severity = "info"
+    note = True
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
+        tdp, pue, hours = _tdp_watts(state), state.col("pue"), state.col("chip_hours")
+        energy, power = state.col("energy_mwh"), state.col("power_w_per_chip")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            from_energy = energy * 1e6 / hours
+            per_chip = np.where(np.isfinite(from_energy), from_energy, power * pue)
+        named = state.hardware["accelerator"].notna().to_numpy(dtype=bool)
+        rows = np.flatnonzero(_stated(state, *_ENERGY_FIGURES) & named & np.isnan(tdp) & np.isfinite(per_chip)
+                              & (per_chip > 0))
+        return findings_part(rows, cls.code, "info", "power_w_per_chip", per_chip[rows], np.nan, detail="no-tdp")
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        accel = result.cell("hardware", int(f["row"]), "accelerator_name")
+        watts = float(f["claimed"])
+        shown = f"{fmt.sig(watts / 1e3, 4)} kW" if watts >= 1e4 else f"{fmt.sig(watts, 4)} W"
+        return (f"the figures imply {shown} per accelerator, which is not bounded: no TDP is published for the "
+                f"{accel} (E005 does not run)")
+
+
 class _ReferenceBound(Rule):
     """A quantity (stated or derived) against a plausible range from ``audit/data/energy_reference.csv``."""
 
