@@ -62,6 +62,20 @@ def describe(result: AuditResult, f: dict[str, Any], finding_index: int | None =
                    formula=rule.formula_text(result, f), explanations=explanations)
 
 
+def _slipped_figure(cause: Any, rule: str, subject: str, direction: float, way: str) -> tuple[str, str]:
+    """The figure a cause says is wrong, and which way: the one its slip names when that is another figure of the
+    rule's relation than the finding's subject (a per-GPU throughput given as the cluster's makes C004's tokens
+    look too high: the throughput is too low), else the subject as the finding measures it."""
+    relation = getattr(RULES.get(rule), "relation", None)
+    exps = dict(relation.exponents) if relation is not None else {}
+    named = [q for q, _ in cause.slips if q in exps and q != subject]
+    if len(named) != 1 or subject not in exps or len(cause.slips) != 1:
+        return subject, way
+    # Σ eᵢ·ln xᵢ = ln k: a figure a stated f times too high moves the subject's ratio by f^(e_a/e_s).
+    high = (direction > 0) == (exps[named[0]] / exps[subject] > 0)
+    return named[0], "too high" if high else "too low"
+
+
 def explanation_records(result: AuditResult, finding_index: int, f: dict[str, Any]) -> tuple[dict[str, Any], ...]:
     """The explanations of one finding as dicts with a sentence each."""
     positions = result.explanation_rows(finding_index)
@@ -102,7 +116,8 @@ def _explanations_at(result: AuditResult, positions: list[int], f: dict[str, Any
             after = (f"{label(RULES[f['rule']].quantity)} would be {fmt.sig((corrected or 0) * 100)} %"
                      if RULES[f["rule"]].utilization
                      else f"the ratio would be {fmt.ratio(corrected or float('nan'))}")
-            text = (f"{cause.name} (x{_factor_text(factor)}): the {label(quantity)} figure looks {way} by "
+            figure, way = _slipped_figure(cause, str(f["rule"]), quantity, float(e["direction"]), way)
+            text = (f"{cause.name} (x{_factor_text(factor)}): the {label(figure)} figure looks {way} by "
                     f"that factor; fixed, {after}")
         out.append({"cause": cause.code, "name": cause.name, "factor": round_value(factor),
                     "direction": "high" if float(e["direction"]) > 0 else "low", "corrected": corrected,

@@ -377,3 +377,30 @@ def test_a_bf16_claim_at_the_fp8_peak_may_be_an_fp8_slip():
                                      "peak_flops_per_chip": "2600 TFLOP/s"}]))["claims"][0]
     c006 = [f for f in claim["findings"] if f["rule"] == "C006"][0]
     assert "fp8-peak" in [e["cause"] for e in c006["explanations"]]
+
+
+@pytest.mark.parametrize("chips", [8, 512, 1024])
+def test_a_per_gpu_throughput_given_as_the_clusters_is_named_by_the_chip_count(chips):
+    # 9,000 tokens/s per H100 on `chips` GPUs: 1T tokens take 1e12 / (9,000 x chips) s. Given as the cluster's
+    # throughput, the tokens it implies are `chips` times fewer than stated: the cause is the chip count (it was
+    # "unit prefix (x1,000)" at 1,024 chips and nothing at 8 or 512), and the wrong figure is the throughput.
+    from audit.api import check_records, to_json
+
+    days = 1e12 / (9000 * chips) / 86400
+    claim = to_json(check_records([{"id": "tps", "hardware": "H100", "params": "8B", "tokens": "1T",
+                                     "chips": chips, "wall_clock_days": days,
+                                     "throughput_tokens_per_s": 9000}]))["claims"][0]
+    c004 = [f for f in claim["findings"] if f["rule"] == "C004"][0]
+    best = c004["explanations"][0]
+    assert best["cause"] == "per-chip-throughput" and best["factor"] == chips
+    assert "the Throughput figure looks too low" in best["text"], best["text"]
+
+
+def test_a_pods_flops_given_per_chip_is_named_by_the_chip_count():
+    # A TPU v5p pod: 8,960 chips x 459 TFLOP/s (Cloud TPU v5p docs) = 4.11 EFLOP/s, given as one chip's peak.
+    from audit.api import check_records, to_json
+
+    claim = to_json(check_records([{"id": "pod", "hardware": "TPU v5p", "chips": 8960, "precision": "bf16",
+                                     "peak_flops_per_chip": "4.1 EFLOP/s"}]))["claims"][0]
+    c006 = [f for f in claim["findings"] if f["rule"] == "C006"][0]
+    assert c006["explanations"][0]["cause"] == "cluster-flops-per-chip"
