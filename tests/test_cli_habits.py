@@ -79,3 +79,13 @@ def test_a_report_under_another_formats_extension_is_refused_before_any_work(tmp
     ok = runner.invoke(cli, ["check", str(claims), "-f", "csv", "-o", str(tmp_path / "out.csv"),
                              "--findings", str(tmp_path / "f.parquet")])
     assert ok.exit_code == 0, ok.output
+
+
+def test_the_schema_documents_every_field_check_reads():
+    # `train-audit schema` left out the fine-tune's fields (base_model, trainable_params), the architecture and the
+    # dataset's: a user writing claims from the contract could not know they are read.
+    from audit.quantities import INPUT_QUANTITIES, TEXT_FIELDS
+
+    schema = json.loads((REPO / "schemas" / "claims.schema.json").read_text())
+    missing = [f for f in (*INPUT_QUANTITIES, *TEXT_FIELDS) if f not in schema["properties"]]
+    assert not missing, missing
