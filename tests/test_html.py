@@ -721,6 +721,19 @@ def test_the_next_step_for_a_derived_figure_points_at_the_figures_it_comes_from(
     assert "ask the authors to confirm" not in item
 
 
+def test_the_next_step_for_a_derived_energy_figure_uses_the_findings_own_numbers():
+    # 1,024 H100 for 30 days = 737,280 GPU-hours; 2,560 MWh with PUE 1.1 is 2,560e6 / 737,280 = 3,472 W per GPU
+    # against TDP x PUE = 700 x 1.1 = 770 W (NVIDIA H100 SXM datasheet): 4.51x, more than a whole server draws.
+    # The power per chip the relations derive (3,472 / 1.1 = 3,157 W) is not the figure that ratio is of: the step
+    # said "ask the authors how Power per chip (3,157 W, derived) was obtained ... gives 770 W (ratio 4.51x)".
+    page = report.render(check_records([{"id": "e", "hardware": "H100", "chips": 1024, "wall_clock_days": 30,
+                                         "energy_mwh": 2560, "pue": 1.1}]))
+    item = html.unescape(re.sub(r"<[^>]+>", "", worst_items(page)["e"]))
+    assert "Next step: check the stated figures that give Power per chip" in item
+    assert "3472 W per accelerator against the NVIDIA H100 SXM5 80GB's TDP 700 W × PUE 1.1" in item
+    assert "ask the authors how" not in item
+
+
 def test_the_outlier_finding_is_the_first_in_its_card(problems, problems_page):
     f = problems.findings
     rows = sorted(set(f.loc[f["rule"] == "C009", "row"].astype(int)))

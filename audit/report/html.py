@@ -554,12 +554,13 @@ def _question(result: AuditResult, row: int, f: dict[str, Any]) -> str:
     derived_by = _derived_by(result, row, name)
     if rule.invalidates:
         text = f"ask the authors for a usable {label(name)} figure: {f['message']}"
+    elif known and claimed is not None and derived_by is not None:
+        # A derived figure is nobody's claim (a carbon intensity from emissions over energy): what to question are
+        # the stated figures its relation combines, with the finding's own words and numbers.
+        text = f"check the stated figures that give {_figure(result, row, name)} through {derived_by}: {f['message']}"
     elif known and claimed is not None and expected is not None and ratio:
         text = (f"ask the authors how {_figure(result, row, name)} was obtained, when {rule.formula} gives "
                 f"{fmt.value(name, expected)} (ratio {fmt.ratio(ratio)})")
-    elif known and claimed is not None and derived_by is not None:
-        # A derived figure is nobody's claim: what to question are the stated figures its relation combines.
-        text = f"check the stated figures that give {_figure(result, row, name)} through {derived_by}: {f['message']}"
     elif known and claimed is not None:
         text = f"ask the authors to confirm {_figure(result, row, name)}: {f['message']}"
     elif name == "hardware":
