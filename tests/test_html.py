@@ -748,6 +748,15 @@ def test_the_outlier_finding_is_the_first_in_its_card(problems, problems_page):
 # ---------------------------------------------------------------------------------------- MFU chart labels
 
 
+def test_a_claimed_mfu_the_figures_refute_is_not_ok_on_the_chart():
+    # 70B on 15T tokens is 6 x 70e9 x 15e12 = 6.3e24 FLOP; 1,024 H100 for 10 days give at most 1,024 x 240 h x 3600 x
+    # 989.4e12 = 8.75e23 FLOP: the figures imply 720 %. The claimed 45 % lies in the band, and the point said "ok".
+    page = report.render(check_records([{"id": "x", "params": "70B", "tokens": "15T", "hardware": "H100",
+                                         "chips": 1024, "wall_clock_days": 10, "mfu": "45%"}]))
+    chart = figure(page, "chart-mfu")
+    assert "x: MFU 45 % (claimed); error" in re.findall(r"<title>([^<]*)</title>", chart)
+
+
 def test_mfu_chart_rows_are_labelled_by_id_with_the_full_name_on_hover(corpus, corpus_page):
     chart = figure(corpus_page, "chart-mfu")
     labels = re.findall(r'<text [^>]*class="row-label"><title>([^<]*)</title>([^<]*)</text>', chart)

@@ -291,7 +291,14 @@ def _charts(result: AuditResult, anchors: dict[int, str]) -> list[dict[str, Any]
         names = result.claims.info["name"].tolist()
         mfu_src = result.source["mfu"].tolist()
         charted = {RULES[code].chart: code for code in codes_where("chart")}
-        u_sev = {int(r): s for r, s, c in zip(rows_f, sev_f, rule_f) if c == charted.get("utilization")}
+        # A point's word is the worst verdict on its MFU: the band's (U001), or a relation's that refutes it (a
+        # claimed 45 % that C003 puts at 360 % is not "ok" because 45 % lies in the band).
+        qty_f = f["quantity"].astype(str).to_numpy()
+        u_sev: dict[int, str] = {}
+        for r, s, c, qn in zip(rows_f.tolist(), sev_f.tolist(), rule_f.tolist(), qty_f.tolist()):
+            if (c == charted.get("utilization") or qn == "mfu") and s in SEVERITY_RANK and \
+                    SEVERITY_RANK[s] > SEVERITY_RANK.get(u_sev.get(r, ""), -1):
+                u_sev[r] = s
         if len(has_mfu):
             points = [svg.UtilizationPoint(id=ids[r], label=str(names[r] or ids[r]), value=float(mfu[r]),
                                            source=str(mfu_src[r]), severity=u_sev.get(int(r), "info"),
