@@ -1899,11 +1899,20 @@ class Outlier(Rule):
             would = f" would have to be about {fmt.value(name, implied)}" if math.isfinite(implied) else ""
             return f"{stated(name)}{would}"
 
-        # A figure that would have to be impossible is no fix: a fraction of an accelerator, a utilization above 100 %.
-        pairs = [(c, v) for c, v in zip(cands, f["implied"]) if not _impossible_value(c, v)] or \
+        # A figure that would have to be impossible is no fix: a fraction of an accelerator, a utilization above 100 %;
+        # nor is one that would have to be what it is (PaLM's compute 2.5272e24 "would have to be about 2.53e24").
+        def same(name: str, value: float) -> bool:
+            stated = float(result.cell("q", row, name)) if name in result.q.columns else math.nan
+            return math.isfinite(value) and stated > 0 and value > 0 and abs(math.log(value / stated)) < _SAME_VALUE
+
+        pairs = [(c, v) for c, v in zip(cands, f["implied"]) if not _impossible_value(c, v) and not same(c, v)] or \
             list(zip(cands, f["implied"]))
         listed = "; or ".join(suspect(c, v) for c, v in pairs)
         return f"any one of these figures, if wrong, would explain the disagreement (the rest then agree): {listed}"
+
+
+#: A suspect whose implied value is within 1 % of the figure stated is no fix (rounding, not a slip).
+_SAME_VALUE = math.log(1.01)
 
 
 def _impossible_value(name: str, value: float) -> bool:

@@ -94,3 +94,22 @@ def test_gpt3_with_pf_days_as_flop_names_only_the_compute():
     claim = to_json(check_records([{"id": "gpt3", "params": "175B", "tokens": "300B", "compute_flops": 3640}]))
     c009 = [f for f in claim["claims"][0]["findings"] if f["rule"] == "C009"][0]["message"]
     assert "Compute" in c009 and "Tokens" not in c009 and "Parameters" not in c009, c009
+
+
+_EPOCH = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "epoch" / "notable_ai_models.csv"
+
+
+@pytest.mark.skipif(not _EPOCH.exists(), reason=f"Epoch AI's model database is not at {_EPOCH}")
+def test_a_suspect_that_would_have_to_be_what_it_is_is_not_offered(tmp_path):
+    # Epoch AI's PaLM (540B) row: C009 listed "Compute (2.5272e+24 FLOP) would have to be about 2.53e24 FLOP",
+    # its own value, beside the MFU (46.2 % would have to be 27 %) and the chips.
+    import pandas as pd
+
+    from audit.api import check, to_json
+
+    rows = pd.read_csv(_EPOCH, dtype=str, keep_default_na=False)
+    path = tmp_path / "palm.csv"
+    rows[rows["Model"] == "PaLM (540B)"].to_csv(path, index=False)
+    claim = to_json(check([str(path)]))["claims"][0]
+    c009 = [f["message"] for f in claim["findings"] if f["rule"] == "C009"][0]
+    assert "MFU" in c009 and "Compute" not in c009, c009
