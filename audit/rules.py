@@ -2952,6 +2952,15 @@ def _stated(state: WorkState, *names: str) -> np.ndarray:
     return out
 
 
+def _power_per_chip(state: WorkState) -> tuple[np.ndarray, np.ndarray]:
+    """(energy / chip-hours in W, the power per accelerator a claim's figures give: that, else the stated power ×
+    PUE), what E005 bounds by the TDP and E009 reports where there is none."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        from_energy = state.col("energy_mwh") * 1e6 / state.col("chip_hours")
+        return from_energy, np.where(np.isfinite(from_energy), from_energy,
+                                     state.col("power_w_per_chip") * state.col("pue"))
+
+
 class PUEAssumed(Rule):
     """Without a stated PUE, energy figures are checked as chip energy: PUE 1.0 is assumed, and said.
 
@@ -3130,11 +3139,10 @@ class EnergyWithinTDP(Rule):
 
     @classmethod
     def evaluate(cls, state: WorkState) -> FindingsPart | None:
-        tdp, pue, hours = _tdp_watts(state), state.col("pue"), state.col("chip_hours")
-        energy, power = state.col("energy_mwh"), state.col("power_w_per_chip")
+        tdp, pue = _tdp_watts(state), state.col("pue")
+        power = state.col("power_w_per_chip")
+        from_energy, per_chip = _power_per_chip(state)
         with np.errstate(divide="ignore", invalid="ignore"):
-            from_energy = energy * 1e6 / hours
-            per_chip = np.where(np.isfinite(from_energy), from_energy, power * pue)
             bound = tdp * pue
             ratio = per_chip / bound
         rows = np.flatnonzero(_stated(state, *_ENERGY_FIGURES) & np.isfinite(ratio) & (ratio > 0))
@@ -3223,11 +3231,8 @@ class EnergyNotBounded(Rule):
 
     @classmethod
     def evaluate(cls, state: WorkState) -> FindingsPart | None:
-        tdp, pue, hours = _tdp_watts(state), state.col("pue"), state.col("chip_hours")
-        energy, power = state.col("energy_mwh"), state.col("power_w_per_chip")
-        with np.errstate(divide="ignore", invalid="ignore"):
-            from_energy = energy * 1e6 / hours
-            per_chip = np.where(np.isfinite(from_energy), from_energy, power * pue)
+        tdp = _tdp_watts(state)
+        _, per_chip = _power_per_chip(state)
         named = state.hardware["accelerator"].notna().to_numpy(dtype=bool)
         rows = np.flatnonzero(_stated(state, *_ENERGY_FIGURES) & named & np.isnan(tdp) & np.isfinite(per_chip)
                               & (per_chip > 0))
