@@ -257,6 +257,12 @@ def _config(tolerance: tuple[str, ...] = (), band: str | None = None, bytes_per_
     config.convention = convention
     config.causal_halving = causal_halving
     for code, pair in _parse_tolerances(tolerance).items():
+        if code.endswith("-GOODPUT"):  # the wider factors of a stated steady-state figure (C003-goodput=1.25:2)
+            if code[:-8] not in config.goodput:
+                raise AuditUsageError(f"--tolerance: {code[:-8]} has no goodput side "
+                                      f"({', '.join(c + '-goodput' for c in config.goodput)})")
+            config.goodput[code[:-8]] = pair
+            continue
         if code not in config.tolerances:
             raise AuditUsageError(f"--tolerance: {code} is not a relation rule ({', '.join(config.tolerances)})")
         config.tolerances[code] = pair
@@ -363,7 +369,9 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @click.option("--findings", "findings_path", default=None,
               help="Also write one row per finding to this file (.csv or .parquet).")
 @click.option("--tolerance", multiple=True, metavar="CODE=OK:WARN",
-              help="Override a relation's tolerance factors, e.g. C001=1.25:2 (repeatable).")
+              help="Override a relation's tolerance factors, e.g. C001=1.25:2, or the wider ones of its goodput "
+                   "side (a stated steady-state MFU above the end-to-end one), e.g. C003-goodput=1.25:2 "
+                   "(repeatable).")
 @click.option("--band", default=None, metavar="LOW:HIGH", help="Plausible utilization band (default 0.15:0.65).")
 @click.option("--bytes-per-param", type=float, default=None, help="Training-state bytes per parameter (default 16).")
 @click.option("--convention", type=_LazyChoice(_conventions), default="auto",

@@ -163,6 +163,20 @@ def test_tolerance_override_changes_the_verdict(cli_run):
     assert cli_run("check", WARN_ONLY, "--tolerance", "C001=1.1:1.4").exit_code == 1
 
 
+def test_the_goodput_side_of_a_tolerance_can_be_overridden(cli_run, tmp_path):
+    # 6 x 7e9 x 1e12 = 4.2e22 FLOP on 64 H100 (989.4 TFLOP/s dense BF16) for 30.71 days is an MFU of
+    # 4.2e22 / (64 x 30.71 x 86,400 x 989.4e12) = 25.0 %; a stated 45 % is 1.8x: a warning by the goodput side
+    # (1.5:3), which --tolerance C003=... does not touch; C003-goodput=1.1:1.5 makes it an error.
+    path = tmp_path / "gp.json"
+    path.write_text(json.dumps({"id": "m", "params": 7e9, "tokens": 1e12, "hardware": "H100", "chips": 64,
+                                "wall_clock_days": 30.71, "mfu": 0.45}))
+    assert cli_run("check", str(path), "--fail-on", "warn").exit_code == 1
+    assert cli_run("check", str(path)).exit_code == 0
+    assert cli_run("check", str(path), "--tolerance", "C003-goodput=1.1:1.5").exit_code == 1
+    bad = cli_run("check", str(path), "--tolerance", "C001-goodput=1.1:1.5")
+    assert bad.exit_code == 2 and "C001 has no goodput side" in bad.output
+
+
 def test_bytes_per_param_override(cli_run, tmp_path):
     # 70B on 14 H100-80GB: 16 B/param needs ceil(1.12e12 / 8e10) = 14 (fits); 18 B/param needs
     # ceil(1.26e12 / 8e10) = 16 (does not fit; the 140 GB of weights do: an M001 info).
