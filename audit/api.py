@@ -174,7 +174,8 @@ def partition_meta(what: str = "claims") -> pd.DataFrame:
     from audit.records import SHOWN_QUANTITIES
 
     if what == "findings":
-        kinds = {"claim_id": object, "file": object, "row": np.int64, "rule": object, "name": object, "severity": object, "quantity": object,
+        kinds = {"claim_id": object, "file": object, "row": np.int64,
+                 "rule": object, "name": object, "severity": object, "quantity": object,
                  "claimed": float, "expected": float, "ratio": float, "message": object, "formula": object}
     else:
         kinds = {"id": object, "name": object, "file": object, "row": int, "status": object, "accelerator": object,

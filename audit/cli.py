@@ -546,13 +546,11 @@ def _small_datasets_whole(paths: tuple[str, ...], claims: int | None, fmt: str, 
     once (``-f github``, ``sarif``, ``html``, or JSON to standard output) and all of them fit in one batch: read
     whole, as the files named one by one are. A larger folder is audited in batches, which such a report cannot
     be written from."""
-    from audit.stream import DEFAULT_BATCH_SIZE
+    from audit.stream import DEFAULT_BATCH_SIZE, input_files
 
     if batch_size is not None or _streamable(fmt, output) or claims is None or claims > DEFAULT_BATCH_SIZE \
             or not any(_is_dataset(p) for p in paths):
         return paths
-    from audit.stream import input_files
-
     return tuple(f for p in paths for f, _ in (input_files([p]) if _is_dataset(p) else [(p, p)]))
 
 

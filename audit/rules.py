@@ -1319,9 +1319,10 @@ class HardwareFlopsReading(Rule):
     only when it agrees within tolerance and the model reading does not. Either way the finding says which
     reading was taken and why; C013 then derives the model FLOP/s. When nothing else in the claim implies a rate,
     the model reading stands and an info gives what the hardware reading would: MT-NLG's 126 TFLOP/s per A100
-    is 40.4 % of the 312 TFLOP/s peak as model FLOPs, 126 / (4/3) / 312 = 30.3 % as hardware FLOPs. A stated MFU that is the stated rate over the
-    peak ("163 TFLOP/s per GPU, 52 % of peak", written as MFU) is read with it, as HFU: HFU quoted as MFU, a
-    warning (the only one this rule gives: an MFU that overstates the useful work by r).
+    is 40.4 % of the 312 TFLOP/s peak as model FLOPs, 126 / (4/3) / 312 = 30.3 % as hardware FLOPs. A stated MFU
+    that is the stated rate over the peak ("163 TFLOP/s per GPU, 52 % of peak", written as MFU) is read with it,
+    as HFU: HFU quoted as MFU, a warning (the only one this rule gives: an MFU that overstates the useful work by
+    r).
 
     **Why it matters.** Megatron-LM (Narayanan et al. 2021: 163 TFLOP/s per GPU, 52 % of peak, for its 1T
     model), BLOOM (about 150 TFLOP/s) and MT-NLG (126 TFLOP/s) count hardware FLOPs. Read as model FLOPs they

@@ -148,8 +148,8 @@ def _who(item: Located) -> str:
 def render_concise(result: AuditResult, options: Options) -> str:
     """``file:row: CODE severity: message (claim id)``, one line per finding, then the summary line; in a CSV
     file whose cells span lines, the line the row starts on (as an editor goes to ``file:line``)."""
-    lines = [f"{_safe(i.file)}:{i.row if i.line is None else i.line}: {i.finding.rule} {i.finding.severity}: {_message(i.finding)} "
-             f"({_safe(_who(i))})" for i in located(result, options.verbose)]
+    lines = [f"{_safe(i.file)}:{i.row if i.line is None else i.line}: {i.finding.rule} {i.finding.severity}: "
+             f"{_message(i.finding)} ({_safe(_who(i))})" for i in located(result, options.verbose)]
     lines.append(summary_line(result))
     return "\n".join(lines) + "\n"
 

@@ -30,7 +30,7 @@ from markupsafe import Markup, escape
 from audit import __version__
 from audit import formatting as fmt
 from audit.catalog import Catalog, catalog_revision, load_catalog
-from audit.findings import SEVERITY_RANK, STATUSES_WORST_FIRST
+from audit.findings import SEVERITIES, SEVERITY_RANK, STATUSES_WORST_FIRST
 from audit.quantities import label
 from audit.records import claim_record, findings_by_row, input_notes, summary
 from audit.report import Options, register, svg
@@ -293,12 +293,12 @@ def _charts(result: AuditResult, anchors: dict[int, str]) -> list[dict[str, Any]
         charted = {RULES[code].chart: code for code in codes_where("chart")}
         # A point's word is the worst verdict on its MFU: the band's (U001), or a relation's that refutes it (a
         # claimed 45 % that C003 puts at 360 % is not "ok" because 45 % lies in the band).
-        qty_f = f["quantity"].astype(str).to_numpy()
-        u_sev: dict[int, str] = {}
-        for r, s, c, qn in zip(rows_f.tolist(), sev_f.tolist(), rule_f.tolist(), qty_f.tolist()):
-            if (c == charted.get("utilization") or qn == "mfu") and s in SEVERITY_RANK and \
-                    SEVERITY_RANK[s] > SEVERITY_RANK.get(u_sev.get(r, ""), -1):
-                u_sev[r] = s
+        on_mfu = (rule_f == charted.get("utilization")) | (f["quantity"].astype(str).to_numpy() == "mfu")
+        rank = np.full(n, -1)
+        for word, position in SEVERITY_RANK.items():  # each finding's rank, a severity at a time
+            hit = on_mfu & (sev_f == word)
+            np.maximum.at(rank, rows_f[hit], position)
+        u_sev = {int(r): SEVERITIES[rank[r]] for r in np.flatnonzero(rank >= 0)}
         if len(has_mfu):
             points = [svg.UtilizationPoint(id=ids[r], label=str(names[r] or ids[r]), value=float(mfu[r]),
                                            source=str(mfu_src[r]), severity=u_sev.get(int(r), "info"),
