@@ -279,8 +279,7 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     if per_chip.any():
         rate = state.col("throughput_tokens_per_s")
         rows = per_chip & ~np.isnan(rate)
-        q.loc[rows, "throughput_tokens_per_s"] = np.nan
-        source.loc[rows, "throughput_tokens_per_s"] = None
+        state.unstate(rows, "throughput_tokens_per_s")
         state.set_derived("throughput_tokens_per_s", np.where(rows, rate * state.col("chips"), np.nan),
                           "throughput per chip × chips", precision=precision["throughput_tokens_per_s"].to_numpy())
 

@@ -1238,17 +1238,17 @@ class HardwareComputeReading(Rule):
     @classmethod
     def evaluate(cls, state: WorkState) -> FindingsPart | None:
         c, chw = "compute_flops", "hardware_compute_flops"
-        claimed = state.source[c].to_numpy(dtype=object) == "claimed"
+        claimed = state.stated(c)
         free = claimed & np.isnan(state.col(chw))
-        n_src = state.source["n_eff"].to_numpy(dtype=object) == "claimed"
+        n_src = state.stated("n_eff")
         # D as stated, or as Epoch AI gives it: dataset size (tokens) × epochs (C012 derives it later).
-        d_src = state.source["tokens"].to_numpy(dtype=object) == "claimed"
+        d_src = state.stated("tokens")
         tokens = np.where(d_src, state.col("tokens"), state.col("dataset_tokens") * state.col("epochs"))
         free &= n_src & np.isfinite(tokens) & ~state.total_only() & ~state.finetune()
         if not free.any():
             return None
-        hfu = state.source["hfu"].to_numpy(dtype=object) == "claimed"
-        hw_rate = state.source["achieved_hardware_flops_per_chip"].to_numpy(dtype=object) == "claimed"
+        hfu = state.stated("hfu")
+        hw_rate = state.stated("achieved_hardware_flops_per_chip")
         r_known = state.col("recompute_factor")
         counts_hardware = hfu | hw_rate | (r_known > 1)
         r = np.where(r_known > 1, r_known, FULL_RECOMPUTE)
@@ -1346,11 +1346,11 @@ class HardwareFlopsReading(Rule):
     @classmethod
     def evaluate(cls, state: WorkState) -> FindingsPart | None:
         ach, hw = "achieved_flops_per_chip", "achieved_hardware_flops_per_chip"
-        src = state.source[ach].to_numpy(dtype=object) == "claimed"
+        src = state.stated(ach)
         free = src & np.isnan(state.col(hw))
         if not free.any():
             return None
-        hfu = state.source["hfu"].to_numpy(dtype=object) == "claimed"
+        hfu = state.stated("hfu")
         r = state.col("recompute_factor")
         definite = free & (hfu | (r > 1))
         ambiguous = free & ~definite
@@ -1362,7 +1362,7 @@ class HardwareFlopsReading(Rule):
         peak = np.where(np.isnan(peak), state.col("catalog_peak"), peak)  # not yet derived from the catalog's
         with np.errstate(divide="ignore", invalid="ignore"):
             tied_off = np.abs(np.log(state.col("mfu") * peak / state.col(ach)))
-        tied = (ambiguous & (state.source["mfu"].to_numpy(dtype=object) == "claimed") & np.isnan(state.col("hfu"))
+        tied = (ambiguous & (state.stated("mfu")) & np.isnan(state.col("hfu"))
                 & (tied_off <= math.log(state.config.tolerance("C005")[0]) + state.slack("mfu", ach) + _SLACK))
         if ambiguous.any() and state.resolve is not None:
             rows = np.flatnonzero(ambiguous)
@@ -2143,7 +2143,7 @@ class AchievedBelowPeak(Rule):
         parts: list[FindingsPart | None] = []
         stated = np.zeros(len(peak), dtype=bool)
         for name in ("achieved_flops_per_chip", "achieved_hardware_flops_per_chip"):
-            this = state.source[name].to_numpy(dtype=object) == "claimed"
+            this = state.stated(name)
             stated |= this
             rows = np.flatnonzero(this & ~np.isnan(peak))
             ach = state.col(name)[rows]
@@ -2157,7 +2157,7 @@ class AchievedBelowPeak(Rule):
         compute = np.where(state.finetune(), state.col("finetune_compute_flops"), state.col("compute_flops"))
         compute = np.where(state.compute_stages() != "", np.nan, compute)
         hours = state.col("chip_hours")
-        mfu_stated = state.source["mfu"].to_numpy(dtype=object) == "claimed"
+        mfu_stated = state.stated("mfu")
         not_circular = ((state.how["compute_flops"] != "C003") & (state.how["chip_hours"] != "C003")).to_numpy()
         implied_rows = np.flatnonzero(~stated & mfu_stated & not_circular & ~np.isnan(compute) & ~np.isnan(hours)
                                       & ~np.isnan(peak))
@@ -2478,7 +2478,7 @@ class AcceleratorMix(Rule):
                                expected=hw["catalog_peak"].to_numpy(dtype=float)[rows])]
         # A claimed chip count against the chips the hardware text counts ("256x A100 + 256x H100": 512).
         counted = hw["counted_chips"].to_numpy(dtype=float)
-        claimed = state.source["chips"].to_numpy(dtype=object) == "claimed"
+        claimed = state.stated("chips")
         rows = np.flatnonzero(~np.isnan(counted) & claimed)
         chips = state.col("chips")[rows]
         sev = np.where(np.abs(chips - counted[rows]) < 0.5, "ok", "warning")
@@ -2766,7 +2766,7 @@ class DatasetUnit(Rule):
         if not notes.notna().any():  # the common case in a large batch: nothing to read
             return None
         sizes = state.col("dataset_size")
-        stated = state.source["dataset_size"].to_numpy(dtype=object) == "claimed"
+        stated = state.stated("dataset_size")
         units = dataset_units(text("domain"), text("task"), notes, np.where(stated, sizes, np.nan))
         seen = (units == "tokens") & (state.how["tokens"].to_numpy(dtype=object) == TOKENS_SEEN_HOW)
         units = np.where(seen, "tokens seen", units)
@@ -2949,7 +2949,7 @@ def _stated(state: WorkState, *names: str) -> np.ndarray:
     """Rows where the claim states at least one of ``names``."""
     out = np.zeros(len(state.q), dtype=bool)
     for name in names:
-        out |= state.source[name].to_numpy(dtype=object) == "claimed"
+        out |= state.stated(name)
     return out
 
 
@@ -3151,7 +3151,7 @@ class EnergyWithinTDP(Rule):
         # The precision of the figures the ratio is made of: E / (chip_hours · TDP · PUE), or P / TDP (PUE cancels).
         lam = np.where(np.isfinite(from_energy), state.slack("energy_mwh", "chip_hours", "pue"),
                        state.slack("power_w_per_chip"))[rows] + _SLACK
-        power_is_tdp = (state.source["power_w_per_chip"].to_numpy(dtype=object)[rows] == "claimed") & (
+        power_is_tdp = state.stated("power_w_per_chip")[rows] & (
             np.abs(power[rows] - tdp[rows]) <= 1e-9 * tdp[rows])
         exact = power_is_tdp | (np.abs(np.log(r)) <= 1e-9)
         # Without a stated PUE (1.0 assumed), the figure may include an average site's overhead (PUE 1.56).

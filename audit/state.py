@@ -164,6 +164,8 @@ class WorkState:
     readings: TextReadings = field(default_factory=TextReadings, repr=False)
     #: :meth:`finetune`, computed on first use (relations ask for it on every pass).
     _finetune: np.ndarray | None = field(default=None, repr=False)
+    #: :meth:`stated` per work column, computed on first use.
+    _stated: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     def info(self, name: str) -> np.ndarray:
         """A text field of the claims the work columns hold (``claims.info``), as objects."""
@@ -180,6 +182,24 @@ class WorkState:
             self._finetune = every if self.rows is None else every[self.rows]
         return self._finetune
 
+    def stated(self, name: str) -> np.ndarray:
+        """Rows whose claim states ``name`` (its source is "claimed"), read once per state and read-only: a stated
+        figure stays stated (derivations fill unknown cells only) unless :meth:`restate` or :meth:`unstate` moves
+        it. Comparing the object column to "claimed" costs about 4 ms per 100,000 claims, and the rules ask
+        often."""
+        mask = self._stated.get(name)
+        if mask is None:
+            mask = self.source[name].to_numpy(dtype=object) == "claimed"
+            mask.flags.writeable = False
+            self._stated[name] = mask
+        return mask
+
+    def unstate(self, rows: np.ndarray, name: str) -> None:
+        """Forget the stated ``name`` of ``rows`` (value and source): the engine reads it as another quantity."""
+        self.q.loc[rows, name] = np.nan
+        self.source.loc[rows, name] = None
+        self._stated.pop(name, None)
+
     def restate(self, rows: np.ndarray, old: str, new: str) -> None:
         """Read the stated ``old`` figure of ``rows`` as the quantity ``new`` instead (a FLOP/s or a compute read as
         hardware FLOPs): the value, its source and its precision move; ``old`` becomes unknown."""
@@ -190,6 +210,8 @@ class WorkState:
         q.loc[rows, old] = np.nan
         source.loc[rows, old] = None
         precision.loc[rows, old] = 0.0
+        self._stated.pop(old, None)
+        self._stated.pop(new, None)
 
     def sparse(self) -> np.ndarray:
         """Claims of a mixture-of-experts model, as the claim's ``architecture``, its parameter notes
