@@ -121,3 +121,22 @@ def test_an_mfu_above_100_percent_by_less_than_the_precision_is_not_called_impos
     assert "by less than the precision" in message and "physically impossible" not in message
     severity, message = _u001("2.00 days")
     assert severity == "error" and "physically impossible" in message
+
+
+def test_a_number_of_thirteen_digits_or_more_is_exact_and_fewer_are_read():
+    """The engine takes a number cell of 13 or more significant digits as exact (its half-width, below 5e-13, is
+    beneath the 1e-9 every comparison adds): every number of at most 12 digits, at every scale, keeps the precision
+    of its repr, and one of 17 digits (what a program writes) has none."""
+    from audit.significance import log_half_widths_of_numbers, relative_half_width
+
+    rng = np.random.default_rng(13)
+    short = []
+    for k in range(1, 13):  # k-digit decimals from 1e-250 to 1e250
+        digits = rng.integers(10 ** (k - 1), 10**k, 500).astype(np.float64)
+        short.append(digits * 10.0 ** rng.integers(-250, 250, 500))
+    short = np.concatenate(short)
+    expected = -np.log1p(-np.minimum([relative_half_width(repr(float(v))) for v in short], 0.5))
+    assert np.array_equal(log_half_widths_of_numbers(short), expected)
+    # 3,273,267,445,255.4595 (17 digits: half a unit of 1e-4, 1.5e-17 of it) and 1/3 (16 digits) are exact.
+    assert log_half_widths_of_numbers(np.array([3273267445255.4595, 1 / 3, 2048.0]))[:2].tolist() == [0.0, 0.0]
+    assert log_half_widths_of_numbers(np.array([2048.0]))[0] == pytest.approx(0.5 / 2048, rel=1e-3)
