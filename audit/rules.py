@@ -3140,13 +3140,16 @@ class EnergyWithinTDP(Rule):
 
     @classmethod
     def evaluate(cls, state: WorkState) -> FindingsPart | None:
+        energy = _stated(state, *_ENERGY_FIGURES)
+        if not energy.any():  # most batches state no energy figure: no TDP to look up
+            return None
         tdp, pue = _tdp_watts(state), state.col("pue")
         power = state.col("power_w_per_chip")
         from_energy, per_chip = _power_per_chip(state)
         with np.errstate(divide="ignore", invalid="ignore"):
             bound = tdp * pue
             ratio = per_chip / bound
-        rows = np.flatnonzero(_stated(state, *_ENERGY_FIGURES) & np.isfinite(ratio) & (ratio > 0))
+        rows = np.flatnonzero(energy & np.isfinite(ratio) & (ratio > 0))
         r = ratio[rows]
         # The precision of the figures the ratio is made of: E / (chip_hours · TDP · PUE), or P / TDP (PUE cancels).
         lam = np.where(np.isfinite(from_energy), state.slack("energy_mwh", "chip_hours", "pue"),
@@ -3232,10 +3235,13 @@ class EnergyNotBounded(Rule):
 
     @classmethod
     def evaluate(cls, state: WorkState) -> FindingsPart | None:
+        energy = _stated(state, *_ENERGY_FIGURES)
+        if not energy.any():
+            return None
         tdp = _tdp_watts(state)
         _, per_chip = _power_per_chip(state)
         named = state.hardware["accelerator"].notna().to_numpy(dtype=bool)
-        rows = np.flatnonzero(_stated(state, *_ENERGY_FIGURES) & named & np.isnan(tdp) & np.isfinite(per_chip)
+        rows = np.flatnonzero(energy & named & np.isnan(tdp) & np.isfinite(per_chip)
                               & (per_chip > 0))
         return findings_part(rows, cls.code, "info", "power_w_per_chip", per_chip[rows], np.nan, detail="no-tdp")
 
