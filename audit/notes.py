@@ -657,23 +657,50 @@ _TRAINING_FACTORS = frozenset({2.0, 3.0, 4.0, 6.0})
 
 @dataclass(frozen=True)
 class ForwardOnly:
-    """A training compute that notes count as the forward pass alone: ``product`` (as written) is 2 × N × D."""
+    """A training compute that notes count as the forward pass alone: ``product`` (as written) is 2 × N × D, or
+    F × D for a count F of FLOP per forward pass that the notes give as such (``forward``)."""
 
     #: The product as written in the notes: "2 × 4127383 × 800000 × 20".
     product: str
-    #: N, as the notes write it (4127383), and D, the product of the other factors (800000 × 20 = 1.6e7).
+    #: N, as the notes write it (4127383), and D, the product of the other factors (800000 × 20 = 1.6e7). With
+    #: ``forward``: F / 2, the parameters that F is two FLOP of each.
     params: float
     data: float
+    #: F, FLOP per example of one forward pass, as the notes call it ("188 GFLOP per forward pass"); None: 2·N.
+    forward: float | None = None
 
     @property
     def compute(self) -> float:
-        """The product's value, 2 · N · D."""
+        """The product's value, 2 · N · D (F · D)."""
         return 2.0 * self.params * self.data
 
     @property
     def training(self) -> float:
-        """6 · N · D from the same figures: the forward and the backward pass."""
+        """6 · N · D from the same figures (3 · F · D): the forward and the backward pass."""
         return 6.0 * self.params * self.data
+
+
+#: A count of FLOP that the notes call a forward pass's: "188 GFLOP per forward pass", "965.3e9 FLOPs per forward
+#: pass", "forward pass FLOPs: 8.07e6". Multiply-accumulates (MACs) are left out: two FLOP each, another slip.
+_FORWARD_COUNT = re.compile(
+    r"(?P<a>\d+(?:\.\d+)?(?:\s*[eE]\s*[+-]?\d+)?)\s*(?P<pa>[kKMGTP]?)(?:FLOP|flop|Flop)s?\b[^.\n]{0,25}?\bforward\b"
+    r"|\bforward[- ]pass(?:es)?\s*(?:FLOPs?|flop)?\s*(?:of|is|=|:)?\s*(?P<b>\d+(?:\.\d+)?(?:\s*[eE]\s*[+-]?\d+)?)"
+    r"\s*(?P<pb>[kKMGTP]?)", re.IGNORECASE)
+_COUNT_PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
+#: How close a factor must be to such a count to be it (1 %: the same figure, written another way).
+_FORWARD_MATCH = math.log(1.01)
+
+
+def _forward_counts(notes: str) -> list[float]:
+    """Every FLOP count that ``notes`` call a forward pass's (:data:`_FORWARD_COUNT`)."""
+    out = []
+    for m in _FORWARD_COUNT.finditer(notes):
+        figure, prefix = (m.group("a"), m.group("pa")) if m.group("a") else (m.group("b"), m.group("pb"))
+        try:
+            out.append(float(figure.replace(" ", "")) * _COUNT_PREFIX[prefix.lower()])
+        except (ValueError, KeyError):
+            continue
+    return [v for v in out if v > 0]
 
 
 def _may_count_training(value: float) -> bool:
@@ -709,13 +736,23 @@ def forward_only(notes: object, compute: float, params: float) -> ForwardOnly | 
                      and "flop" in p.factors[k].unit.lower()]
             if twice:
                 found = (twice[0],)
+        forward = None
+        if not found:
+            # A count of FLOP per example that the notes call a forward pass's (InternImage: "188 GFLOP per
+            # forward pass", then "188e9 FLOP/image * (427M images * 30 epochs) + (…) * 3 (…backward pass) =
+            # 2.408e21", where the 3 multiplies the fine-tune's term alone).
+            counts = _forward_counts(notes)
+            per_pass = [k for k, v in enumerate(values)
+                        if v > 0 and any(abs(math.log(v / c)) <= _FORWARD_MATCH for c in counts)]
+            if per_pass:
+                found, forward = (per_pass[0],), values[per_pass[0]]
         if not found:
             continue
         others = [v for k, v in enumerate(values) if k not in found]
         if any(_may_count_training(v) for v in others):
             continue
         n_value = values[found[1]] if len(found) == 2 else values[found[0]] / 2.0
-        return ForwardOnly(product=p.text, params=n_value, data=math.prod(others))
+        return ForwardOnly(product=p.text, params=n_value, data=math.prod(others), forward=forward)
     return None
 
 

@@ -3520,8 +3520,9 @@ class ForwardOnlyCompute(Rule):
     stated compute as a product 2 × N × D: a factor 2 (FLOP per parameter per token), a factor that is the claim's
     parameters (within 5 %), the data the training processed (tokens, examples, epochs), and no factor that counts
     the backward pass (a 3, 4 or 6, a non-whole factor up to 6, a utilization), the product equal to the stated
-    compute within 5 %; or the same with one factor of 2·N FLOP ("2e8 FLOP/fp" for 100M parameters). How the
-    notes are read is :func:`audit.notes.forward_only`; notes that say the model learned without
+    compute within 5 %; or the same with one factor of 2·N FLOP ("2e8 FLOP/fp" for 100M parameters), or with
+    one factor F that the notes call the FLOP of a forward pass ("188 GFLOP per forward pass"): F × D, training
+    3 · F · D. How the notes are read is :func:`audit.notes.forward_only`; notes that say the model learned without
     back-propagation (a Hebbian or self-organizing rule, "instead of gradient descent") are not read. The
     finding compares the stated compute with 6 · N · D from the notes' own figures.
 
@@ -3537,6 +3538,10 @@ class ForwardOnlyCompute(Rule):
     1.65e22, which its notes also give ("450k * 512 * 100 * 1192 * 100M * 6 = 1.65e22"). Not flagged: "2 * 112000
     * 3 * 11.5 * 5000 * 100" (RECONTRA: the 3 counts the backward pass), "324 * 2 * 500000" (ASE+ACE: "trained
     with simple update rules instead of gradient descent").
+    InternImage, Epoch's row: "Table 2 says InternImage-H uses 188 GFLOP per forward pass ... 188e9 FLOP/image *
+    (427M images * 30 epochs) + (1.281M images * 20 epochs) * 3 (additional FLOPs for backward pass) = 2.408e21":
+    the 3 multiplies the fine-tune's term alone, and 188e9 × 1.281e10 = 2.408e21 is the stated compute, one
+    forward pass per image; training is 3 × 2.408e21 = 7.22e21.
 
     **References.** Kaplan et al. 2020, *Scaling Laws for Neural Language Models*, sec. 2.1 (forward pass
     2N FLOP per token, training 6N including the backward pass); Epoch AI, *Estimating training compute of deep
@@ -3597,6 +3602,12 @@ class ForwardOnlyCompute(Rule):
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
         c, six = float(f["claimed"]), float(f["expected"])
         reading = cls._reading(result, f)
+        if reading is not None and reading.forward is not None:
+            return (f"the compute {fmt.value('compute_flops', c)} counts one forward pass per example in its notes "
+                    f"({f['detail']}: {fmt.sig(reading.forward)} FLOP per forward pass × "
+                    f"{fmt.count(reading.data)} examples); training, with the backward pass (about twice the "
+                    f"forward), is about 3 × that = {fmt.value('compute_flops', six)}, {fmt.ratio(six / c)} the "
+                    f"stated compute")
         figures = f", N = {fmt.count(reading.params)}, D = {fmt.count(reading.data)}" if reading is not None else ""
         return (f"the compute {fmt.value('compute_flops', c)} is 2 · N · D in its notes ({f['detail']}{figures}): 2 "
                 f"FLOP per parameter per token (or example) is the forward pass alone; training, with the backward "
@@ -3610,6 +3621,10 @@ class ForwardOnlyCompute(Rule):
         if reading is None:
             return (f"C = {f['detail']} = {fmt.operand('compute_flops', c)}; 6 · N · D = "
                     f"{fmt.operand('compute_flops', six)}; C / (6 · N · D) = {fmt.ratio(c / six)}")
+        if reading.forward is not None:
+            return (f"C = F · D = {f['detail']} = {fmt.operand('compute_flops', reading.compute)}; "
+                    f"3 · F · D = 3 × {fmt.sig(reading.forward)} × {fmt.operand('tokens', reading.data)} = "
+                    f"{fmt.operand('compute_flops', six)}; C / (3 · F · D) = {fmt.ratio(c / six)}")
         return (f"C = 2 · N · D = {f['detail']} = {fmt.operand('compute_flops', reading.compute)}; "
                 f"6 · N · D = 6 × {fmt.operand('params', reading.params)} × "
                 f"{fmt.operand('tokens', reading.data)} = {fmt.operand('compute_flops', six)}; "

@@ -132,6 +132,38 @@ def test_forward_only_leaves_every_other_product_alone(notes, compute, params):
     assert forward_only(notes, compute, params) is None
 
 
+#: InternImage, Epoch's row (its "Training compute notes", shortened between the two quoted sentences).
+_INTERNIMAGE = ("Table 2 says InternImage-H uses 188 GFLOP per forward pass at 224 resolution, and 1478 GFLOP at 640\n"
+                "...\nTotal training FLOPs:\n188e9 FLOP/image * (427M images * 30 epochs) + (1.281M images * 20 epochs)"
+                " * 3 (additional FLOPs for backward pass) = 2.408e21")
+
+
+def test_forward_only_reads_a_count_the_notes_call_a_forward_pass():
+    """InternImage: the 3 for the backward pass multiplies the fine-tune's term alone, so the stated 2.408e21 is
+    188e9 FLOP per forward pass × (427e6 × 30 = 1.281e10) images, one forward pass each (188e9 × 1.281e10 =
+    2.40828e21); training with the backward pass is 3 × that = 7.22484e21."""
+    reading = forward_only(_INTERNIMAGE, 2.408e21, 1.08e9)
+    assert reading is not None
+    assert reading.forward == 188e9
+    assert reading.data == pytest.approx(427e6 * 30, rel=1e-12)
+    assert reading.compute == pytest.approx(2.40828e21, rel=1e-12)
+    assert reading.training == pytest.approx(7.22484e21, rel=1e-12)
+
+
+@pytest.mark.parametrize("notes, compute", [
+    # ViT-G/14, Epoch's row: the forward count tripled in the product itself (4096 × 5e6 × 965.3e9 × 3 = 5.93e22).
+    ("Alternatively, Table 2 indicates 965.3e9 FLOPs per forward pass on a 224^2 image. Table 4 indicates 5 million "
+     "steps at a (normalized) batch size of 4096, and total flops including backward pass would be 3x the FLOPs "
+     "from forward passes alone, so we get:\n4096 * 5e6 * 965.3e9 * 3 = 5.93e22", 5.93e22),
+    # A count per example that the notes do not call a forward pass's.
+    ("188e9 FLOP/image * (427M images * 30 epochs) = 2.408e21", 2.408e21),
+    # A forward count in multiply-accumulates (two FLOP each): another slip, not read here.
+    ("7.6 GMAC per forward pass. 7.6e9 * 1.2e9 images = 9.12e18", 9.12e18),
+])
+def test_a_forward_count_counted_with_its_backward_pass_is_left_alone(notes, compute):
+    assert forward_only(notes, compute, 1e9) is None
+
+
 def test_forward_onlys_reads_a_column_once_per_distinct_triple():
     notes = pd.Series(["2 * 7B * 1T", None, "2 * 7B * 1T", "2 * 7B * 1T"], dtype=object)
     found = forward_onlys(notes, np.array([1.4e22, 1.4e22, 1.4e22, 1.4e22]), np.array([7e9, 7e9, np.nan, 7e9]))
@@ -188,8 +220,10 @@ def test_on_epochs_file_exactly_the_rows_judged_by_hand_are_read():
     # The survey of every row of the file (rows whose compute notes write a product with a 2 and the parameters,
     # each read by hand): MSA Transformer, GNN, NPLM (Brown) and NPLM (AP News) state their training compute as
     # 2 × N × D; ASE+ACE (row 918) does too, for a model trained without gradient descent, and is not read.
+    # InternImage (row 295) states it as 188 GFLOP per forward pass × 1.281e10 images (the survey of the rows whose
+    # notes call a FLOP count a forward pass's: it alone leaves the backward pass out).
     models = pd.read_csv(EPOCH_MODELS)
     found = forward_onlys(models["Training compute notes"],
                           pd.to_numeric(models["Training compute (FLOP)"], errors="coerce").to_numpy(dtype=float),
                           pd.to_numeric(models["Parameters"], errors="coerce").to_numpy(dtype=float))
-    assert [int(i) + 2 for i in np.flatnonzero(pd.notna(found))] == [439, 833, 858, 859]
+    assert [int(i) + 2 for i in np.flatnonzero(pd.notna(found))] == [295, 439, 833, 858, 859]
