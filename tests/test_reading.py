@@ -257,6 +257,70 @@ def test_the_sheet_read_is_named_and_sheet_reads_another(workbook, cli_run):
     assert res.exit_code == 2 and "--sheet: applies to spreadsheets" in res.stderr
 
 
+def test_a_title_above_a_sheets_table_is_passed_over_and_said(tmp_path, cli_run):
+    """A report's sheet opens with a title and a blank row above its table: the header is the first row naming
+    fields (row 3), the rows keep their numbers in the sheet, and a note names what was passed over. Before, the
+    title was read as the only header and the file refused (exit 2, 'none of its columns is understood')."""
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    book.active.append(["Training runs Q3 2026 (internal)"])
+    book.active.append([])
+    book.active.append(["run_id", "model_size", "num_gpus", "gpu_type", "tokens", "compute_flops"])
+    book.active.append(["r1", "7B", 1024, "H100", "2T", 8.4e22])  # 6 × 7e9 × 2e12 = 8.4e22
+    path = tmp_path / "runs.xlsx"
+    book.save(path)
+    claims = load([str(path)])
+    assert list(claims.info["id"]) == ["r1"] and list(claims.info["row"]) == [4]
+    assert claims.values["params"].tolist() == [7e9] and claims.values["chips"].tolist() == [1024]
+    assert claims.notes == [(str(path), "read the header from row 3 of the sheet, the first naming fields; the row "
+                                        "above it (1: 'Training runs Q3 2026 (internal)') is not read")]
+    res = cli_run("check", str(path))
+    assert res.exit_code == 0 and "read the header from row 3" in res.stderr
+
+
+@pytest.mark.parametrize("sep", [",", ";"])
+def test_a_title_above_a_csv_table_is_passed_over_and_said(tmp_path, cli_run, sep):
+    """An export that opens with a comment line and a quoted title above the header: the header is the first record
+    naming fields (line 3), the claims keep their record numbers (the header is record 3), and the CI formats point
+    at their physical lines (r2 on line 6, after a blank line). A ';' table is found under a title without one."""
+    text = ('# exported 2026-11-30\n"Run summary, all clusters"\n'
+            "run_id,model_size,num_gpus,gpu_type,tokens,compute_flops\n"
+            "r1,7B,1024,H100,2T,8.4e22\n\n"  # 6 × 7e9 × 2e12 = 8.4e22
+            "r2,7B,1024,H100,2T,8.4e25\n").replace(",", sep).replace('"Run summary; all clusters"',
+                                                                    '"Run summary, all clusters"')
+    path = tmp_path / "runs.csv"
+    path.write_text(text)
+    claims = load([str(path)])
+    assert list(claims.info["id"]) == ["r1", "r2"] and list(claims.info["row"]) == [4, 5]
+    assert claims.values["compute_flops"].tolist() == [8.4e22, 8.4e25]
+    assert claims.notes == [(str(path), "read the header from line 3, the first naming fields; the lines above it "
+                                        "(1: '# exported 2026-11-30'; 2: 'Run summary, all clusters') are not read")]
+    res = cli_run("check", str(path), "--format", "concise")
+    assert res.exit_code == 1
+    assert f"{path}:6: C001 error" in res.stdout and f"{path}:4: R001 info" in res.stdout
+
+
+def test_a_csv_whose_first_line_names_no_field_and_no_later_line_does_is_refused(tmp_path, cli_run):
+    """No title to pass over: headers 'a,b,c' are still a file with no column understood (exit 2)."""
+    path = tmp_path / "runs.csv"
+    path.write_text("a,b,c\n1,2,3\n")
+    res = cli_run("check", str(path))
+    assert res.exit_code == 2 and "none of its columns is understood" in res.stderr
+
+
+def test_a_sheet_whose_first_row_names_a_field_keeps_it_as_the_header(tmp_path):
+    """A first row naming one field is the header, even when a later row would name more."""
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    book.active.append(["id", "params", "remark"])
+    book.active.append(["r1", "7B", "tokens"])
+    book.active.append(["chips", "70B", "tokens"])  # cells that name two fields: a row of data all the same
+    path = tmp_path / "runs.xlsx"
+    book.save(path)
+    claims = load([str(path)])
+    assert list(claims.info["id"]) == ["r1", "chips"] and claims.notes == []
+
+
 def test_every_module_of_the_reading_package_is_imported_so_a_format_module_registers_itself():
     """Adding an input format is one module: the package imports every module of its folder, so a module that
     calls register() needs no import line anywhere else (each bundled format is found that way)."""

@@ -25,7 +25,8 @@ def read_csv(path: Path, file: str, data: bytes | None = None, sep: str = ",") -
     """CSV (or TSV) with a header row; every cell read as text, so the original is kept.
 
     A row with more cells than the header is kept and made invalid (its extra cells are named in the message);
-    a row with fewer cells has its last fields missing. A header without rows is a whole-file problem.
+    a row with fewer cells has its last fields missing. A header without rows is a whole-file problem. A title
+    above the header is passed over, and said (:func:`_title`).
     """
     text = read_text(path, data, file)
     if not text.strip():
@@ -35,6 +36,12 @@ def read_csv(path: Path, file: str, data: bytes | None = None, sep: str = ",") -
         sep, text = hint.group("sep"), text[hint.end():]
         if not text.strip():
             raise LoadError(file, f"no claims: the file has only the separator line {hint.group().strip()!r}")
+    skipped, sep, text, said = _title(text, sep, file, bool(hint))
+    if skipped:
+        table = read_csv(path, file, data=text.encode("utf-8"), sep=sep)
+        table.rows = np.asarray(table.rows) + skipped
+        table.notes = [said, *table.notes]
+        return table
     # Only an empty cell is missing ("NA", "null" stay text, read by the units parser); pandas' parser marks empty
     # cells itself, which costs less than comparing every cell with "" afterwards.
     options = dict(dtype=str, keep_default_na=False, na_values=[""], sep=sep, skipinitialspace=True,
@@ -75,6 +82,54 @@ def _finish(frame: pd.DataFrame, problems: list[tuple[int, str, str]], file: str
     frame = drop_empty_unnamed(frame)
     # Row numbers count the header as 1 (blank lines are skipped, as in a spreadsheet import).
     return RawTable(frame, problems, rows=np.arange(2, len(frame) + 2))
+
+
+#: How many records a title and remarks above the header may take.
+_TITLE_RECORDS = 10
+
+
+def _title(text: str, sep: str, file: str, sep_given: bool) -> tuple[int, str, str, tuple[str, str]]:
+    """A title or remarks above the table ("Training runs Q3 2026", a date, a blank line): when the first record
+    names no field and one of the next :data:`_TITLE_RECORDS` names two (split by ``sep``, or by another usual
+    separator unless a ``sep=`` line gave it), the records above it are passed over. Returns how many records
+    (blank lines are no records), the separator, the text from the header on, and the note that says so; (0, sep,
+    text, ...) when the first record is the header."""
+    from audit.reading.fields import field_of
+
+    def named(record: list[str]) -> int:
+        return sum(1 for cell in record if cell.strip() and field_of(cell.strip())[0] is not None)
+
+    lines = text.splitlines(keepends=True)
+    nothing = (0, sep, text, (file, ""))
+    for other in (sep,) if sep_given or sep != "," else (",", ";", "\t", "|"):
+        limit = csv.field_size_limit(sys.maxsize)
+        try:
+            reader = csv.reader(io.StringIO(text, newline=""), delimiter=other, skipinitialspace=True)
+            records: list[tuple[int, list[str]]] = []  # (the line it starts on, counting from 0; its cells)
+            line = 0
+            for record in reader:
+                start, line = line, reader.line_num
+                if any(cell.strip() for cell in record):
+                    records.append((start, record))
+                if len(records) > _TITLE_RECORDS + 1:
+                    break
+        except csv.Error:
+            continue
+        finally:
+            csv.field_size_limit(limit)
+        if not records or (other == sep and named(records[0][1])):
+            return nothing
+        for k in range(1, len(records) - 1):
+            if named(records[k][1]) >= 2:
+                start = records[k][0]
+                while start < len(lines) and not lines[start].strip():  # blank lines before the header
+                    start += 1
+                shown = "; ".join(f"{first + 1}: " + ", ".join(repr(c.strip()[:40]) for c in cells if c.strip())[:80]
+                                  for first, cells in records[:k])
+                said = (file, f"read the header from line {start + 1}, the first naming fields; the "
+                              f"line{'s' if k > 1 else ''} above it ({shown}) {'are' if k > 1 else 'is'} not read")
+                return k, other, "".join(lines[start:]), said
+    return nothing
 
 
 #: Above this many columns a CSV file is read by the csv module into one block of cells (pandas' parser makes one

@@ -1,7 +1,9 @@
 """Spreadsheets (.xlsx, .xlsm), read with openpyxl (the optional ``xlsx`` extra).
 
 One sheet is read: the first, or the one ``--sheet`` names; a workbook with several sheets gets a note naming the
-sheet read. Blank rows are not rows (as blank lines in CSV), and each row keeps its number in the sheet. A formula
+sheet read. Blank rows are not rows (as blank lines in CSV), and each row keeps its number in the sheet. The header
+is the first row, unless that names no field and one of the next rows names two: a title or remarks above the
+table are then passed over, and a note says so. A formula
 cell whose value was never saved (a file written by a program that does not compute formulas) is an invalid value
 that says so, not an empty cell.
 """
@@ -57,7 +59,13 @@ def read_xlsx(path: Path, file: str, data: bytes | None = None, sheet: str | Non
     rows = [row for _, row in values if any(_filled(v) for v in row)]
     if not rows:
         raise LoadError(file, f"no claims: {where} is empty")
-    header, body, row_numbers = rows[0], rows[1:], numbers[1:]
+    top = _header_row(rows)
+    if top:
+        skipped = "; ".join(f"{numbers[i]}: {_shown(rows[i])}" for i in range(top))
+        notes.append((file, f"read the header from row {numbers[top]} of {where}, the first naming fields; the "
+                            f"row{'s' if top > 1 else ''} above it ({skipped}) {'are' if top > 1 else 'is'} not "
+                            f"read"))
+    header, body, row_numbers = rows[top], rows[top + 1:], numbers[top + 1:]
     if not body:
         named = [str(h) for h in header if _filled(h)]
         raise LoadError(file, f"no claims: {where} has a header ({header_words(named)}) but no rows")
@@ -71,6 +79,34 @@ def read_xlsx(path: Path, file: str, data: bytes | None = None, sheet: str | Non
     frame = drop_empty_unnamed(frame)
     # openpyxl turns an escape such as _xD800_ in a cell into a lone surrogate: looked at before it is written out.
     return RawTable(frame, problems, rows=np.asarray(row_numbers), notes=notes, text_checked=False)
+
+
+#: How many non-blank rows a title and remarks above the header may take.
+_TITLE_ROWS = 10
+
+
+def _header_row(rows: list[tuple]) -> int:
+    """Where the header is among the first non-blank rows: the first row when it names a field, else the first
+    of the next :data:`_TITLE_ROWS` that names two (a report's sheet often opens with a title, a date or a remark
+    above its table); 0 when none does (the first row is the header, and reading says what it could not read)."""
+    from audit.reading.fields import field_of
+
+    def named(row: tuple) -> int:
+        return sum(1 for v in row if isinstance(v, str) and v.strip() and field_of(v.strip())[0] is not None)
+
+    if named(rows[0]):
+        return 0
+    for i in range(1, min(len(rows) - 1, _TITLE_ROWS + 1)):
+        if named(rows[i]) >= 2:
+            return i
+    return 0
+
+
+def _shown(row: tuple) -> str:
+    """A skipped row's cells, shortened: "'Training runs Q3 2026 (internal)'"."""
+    cells = [repr(_header(v)) for v in row if _filled(v)]
+    text = ", ".join(cells[:3]) + (", ..." if len(cells) > 3 else "")
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _choose(names: list[str], sheet: str | None, file: str) -> str:

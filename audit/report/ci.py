@@ -75,7 +75,8 @@ def _record_lines(file: str, _mtime: int, _size: int) -> tuple[int, ...] | None:
     lines = text.splitlines()
     if "\"" not in text and all(line.strip() for line in lines):
         return None
-    header = lines[0] if lines else ""
+    # The header is the first line with a separator in it (a title above the table has none, as a rule).
+    header = next((line for line in lines if any(c in line for c in ",;\t|")), "")
     sep = "\t" if PurePath(file).suffix.lower() == ".tsv" else max((",", ";", "\t", "|"), key=header.count)
     starts: list[int] = []
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
