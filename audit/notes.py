@@ -717,7 +717,7 @@ def forward_only(notes: object, compute: float, params: float) -> ForwardOnly | 
     say that the model learned without back-propagation.
 
     >>> forward_only("Total FLOP: 2*4127383*800000*20=1.3207626e+14", 1.3207626e14, 4124233)
-    ForwardOnly(product='2 × 4127383 × 800000 × 20', params=4127383.0, data=16000000.0)
+    ForwardOnly(product='2 × 4127383 × 800000 × 20', params=4127383.0, data=16000000.0, forward=None)
     >>> forward_only("2*206910*3*15000000=18621900000000=1.86e13", 1.86219e13, 206910) is None
     True
     """
@@ -944,4 +944,51 @@ def batch_size_divisor(notes: object, compute: float) -> NotesSlip | None:
                  and f.value > 0 and 1.0 / f.value >= 2 and round(1.0 / f.value) == 1.0 / f.value]
         if len(batch) == 1:
             return NotesSlip(p.text, batch[0].text, 1.0 / batch[0].value)
+    return None
+
+
+@dataclass(frozen=True)
+class ExamplesCounted:
+    """The examples a compute estimate of the notes counts: ``product`` (as written) is 3 × F × E, for F the FLOP of
+    a forward pass per example (as the notes call it) and E the examples, a product of whole counts (steps, batch
+    size, images, epochs)."""
+
+    product: str
+    forward: float
+    examples: float
+
+
+def examples_counted(notes: object, compute: float) -> ExamplesCounted | None:
+    """The product of ``notes`` that estimates the training ``compute`` (within 5 %, or one of the two estimates
+    whose geometric mean the notes state as the compute) as 3 × (FLOP of a forward pass per example) × the
+    examples, or None.
+
+    The forward count is a factor the notes call a forward pass's ("965.3e9 FLOPs per forward pass",
+    :func:`_forward_counts`); exactly one other factor is 3 (the backward pass, twice the forward); every other
+    factor is a whole count of at least 1, and their product is the examples the estimate counts.
+
+    >>> examples_counted("965.3e9 FLOPs per forward pass ... 4096 * 5e6 * 965.3e9 * 3 = 5.93e22", 5.93e22).examples
+    20480000000.0
+    >>> examples_counted("965.3e9 FLOPs per forward pass ... 4096 * 5e6 * 965.3e9 * 0.5 = 9.9e21", 9.9e21) is None
+    True
+    """
+    if not isinstance(notes, str) or not (compute > 0):
+        return None
+    counts = _forward_counts(notes)
+    if not counts:
+        return None
+    targets = (compute, *(geometric_mean(notes, compute) or ()))
+    for p in _estimates_of(notes, targets, factors=3):
+        values = [f.value for f in p.factors]
+        per_pass = [k for k, v in enumerate(values)
+                    if v > 1 and any(abs(math.log(v / c)) <= _FORWARD_MATCH for c in counts)]
+        if not per_pass:
+            continue
+        others = [v for k, v in enumerate(values) if k != per_pass[0]]
+        if others.count(3.0) != 1:
+            continue
+        others.remove(3.0)
+        if not others or any(v < 1 or v != int(v) for v in others):
+            continue
+        return ExamplesCounted(p.text, values[per_pass[0]], math.prod(others))
     return None

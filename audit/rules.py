@@ -3638,6 +3638,7 @@ from audit.notes import CHIPS_FROM_NOTES_HOW as _CHIPS_FROM_NOTES_HOW  # noqa: E
 from audit.notes import per_distinct as _per_distinct  # noqa: E402
 from audit.notes import batch_size_divisor as _batch_size_divisor  # noqa: E402
 from audit.notes import passes_counted_twice as _passes_counted_twice  # noqa: E402
+from audit.notes import examples_counted as _examples_counted  # noqa: E402
 
 
 class ChipsFromNotes(Rule):
@@ -3857,3 +3858,98 @@ class BatchSizeDivisor(_NotesSlipRule):
         return (f"the compute {fmt.value('compute_flops', c)} divides a count per example by the batch size in its "
                 f"notes ({product}): FLOPs per example times examples need no division; without the division by "
                 f"{factor} it is {fmt.value('compute_flops', fixed)}, {fmt.ratio(fixed / c)} more")
+
+
+#: How far the examples a compute estimate counts may be from the stated epochs × dataset size before they
+#: disagree: 1.5x (the ok tolerance of C = 6·N·D, config.toml), far beyond a rounded epoch count.
+_EXAMPLES_FACTOR = 1.5
+
+
+class ExamplesContradictEpochs(Rule):
+    """Epochs that contradict the examples the compute's own estimate counts.
+
+    **What it checks.** Whether the claim's ``compute_notes`` (Epoch AI's "Training compute notes") estimate the
+    stated compute (within 5 %, or one of the two estimates whose geometric mean is the compute) as 3 × F × E: F
+    the FLOP of a forward pass per example, which the notes call so ("965.3e9 FLOPs per forward pass"), 3 for the
+    forward and backward pass, and E the examples, a product of whole counts (steps × batch size, images ×
+    epochs) (:func:`audit.notes.examples_counted`). Where the claim states its dataset size and epochs, E is
+    compared with epochs × dataset size: beyond 1.5x either way, a warning; within, ok.
+
+    **Why it matters.** An image model's dataset size counts images, not tokens, so C = 6·N·D (C001) cannot tie
+    its epochs to its compute; the notes' own estimate can. When the examples it counts are not the epochs the
+    row states, one of the two is wrong (a batch size from another table, a normalised batch, epochs of another
+    run), and the compute or the epochs are off by that factor.
+
+    **Example.** ViT-G/14, Epoch's row: 3B images, 54.6 epochs ("5M steps (Table 11) * 32768 (batch size) / 3B =
+    54.6"); its compute notes estimate "4096 * 5e6 * 965.3e9 * 3 = 5.93e22", one of the two estimates of the
+    stated 5.85e22 (their geometric mean): 4,096 × 5e6 = 2.048e10 examples, 6.83 epochs of 3B, while 54.6 × 3e9 =
+    1.638e11 is 8x more. Agrees: YOLOX-X, "281.9e9 * 2.5M * 300 * 3" with 2.5M images and 300 epochs.
+
+    **References.** Epoch AI, *Estimating training compute of deep learning models* (2022): training compute = 3
+    × forward-pass FLOPs per example × examples (a backward pass is about twice the forward); Zhai et al. 2022,
+    *Scaling Vision Transformers* (ViT-G/14: Table 2, 965.3 GFLOPs at 224²; Table 11, 5M steps).
+    """
+
+    code = "V013"
+    name = "examples-contradict-epochs"
+    quantity = "epochs"
+    formula = "C = 3 · F · E in the notes; E = epochs · dataset size"
+    severity = "warning"
+    stage = "check"
+    show_formula = True
+
+    @classmethod
+    def tolerance_text(cls, config: Config) -> str | None:
+        return f"ok within {fmt.sig(_EXAMPLES_FACTOR)}x either way, else a warning"
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
+        if "compute_notes" not in state.claims.info:
+            return None
+        dataset, epochs = _stated_figure(state, "dataset_size"), _stated_figure(state, "epochs")
+        figures = np.isfinite(dataset) & (dataset > 0) & np.isfinite(epochs) & (epochs > 0)
+        if not figures.any():
+            return None
+        notes = pd.Series(np.where(figures, state.info("compute_notes"), None), dtype=object)
+        found = _per_distinct(_examples_counted, notes, _stated_figure(state, "compute_flops"), empty=None)
+        rows = np.flatnonzero(pd.notna(found))
+        if len(rows) == 0:
+            return None
+        implied = np.array([e.examples for e in found[rows]], dtype=float) / dataset[rows]
+        off = np.abs(np.log(epochs[rows] / implied))
+        sev = np.where(off > math.log(_EXAMPLES_FACTOR) + _SLACK, "warning", "ok").astype(object)
+        return findings_part(rows, cls.code, sev, "epochs", epochs[rows], implied,
+                              detail=np.array([e.product for e in found[rows]], dtype=object))
+
+    @classmethod
+    def _reading(cls, result: "AuditResult", f: FindingRow) -> Any:
+        """The notes' reading behind a finding, read again from the claim (None if it cannot be)."""
+        row = int(f["row"])
+        info, values = result.claims.info, result.claims.values
+        if "compute_notes" not in info or "compute_flops" not in values:
+            return None
+        return _examples_counted(info["compute_notes"].iat[row], float(values["compute_flops"].iat[row]))
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        epochs, implied = float(f["claimed"]), float(f["expected"])
+        reading = cls._reading(result, f)
+        examples = f"{fmt.count(reading.examples)} examples" if reading is not None else "its examples"
+        if f["severity"] == "ok":
+            return (f"the epochs {fmt.sig(epochs)} agree with the examples the compute's estimate in its notes counts "
+                    f"({f['detail']}: {examples}, {fmt.sig(implied)} epochs of the dataset)")
+        than = f"{fmt.ratio(epochs / implied)} fewer" if epochs > implied else f"{fmt.ratio(implied / epochs)} more"
+        return (f"the epochs {fmt.sig(epochs)} (claimed) differ from the {fmt.sig(implied)} that the compute's estimate "
+                f"in its notes counts ({f['detail']}: {examples}, {than} than epochs × dataset size): the epochs or "
+                f"the compute are off by that factor")
+
+    @classmethod
+    def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
+        epochs, implied = float(f["claimed"]), float(f["expected"])
+        reading = cls._reading(result, f)
+        if reading is None:
+            return f"epochs = {fmt.sig(epochs)}; E / dataset size = {fmt.sig(implied)}"
+        dataset = reading.examples / implied
+        return (f"C = 3 · F · E = {f['detail']}: E = {fmt.count(reading.examples)}; epochs · dataset size = "
+                f"{fmt.sig(epochs)} × {fmt.count(dataset)} = {fmt.count(epochs * dataset)}; ratio "
+                f"{fmt.ratio(epochs * dataset / reading.examples)}")

@@ -173,3 +173,12 @@ def test_active_parameters_in_parameter_notes(text, active):
     from audit.notes import active_params_of
 
     assert active_params_of(text) == active
+
+
+def test_the_examples_in_the_notes_module_docstrings_hold():
+    """The readings' docstrings show worked notes (NPLM's 2 × N × D, ViT-G/14's examples): they run as written."""
+    import doctest
+
+    import audit.notes
+
+    assert doctest.testmod(audit.notes).failed == 0
