@@ -1021,7 +1021,10 @@ def hardware(query: str | None, fmt: str, catalog_file: str | None = None) -> No
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def rules(code: str | None, fmt: str) -> None:
     """List the rules (or show one rule's documentation)."""
+    import textwrap
+
     from audit import jsontext as json_out  # the standard library only: no renderers, pandas or pyarrow
+    from audit.config import Config
     from audit.rules import RULES, all_rules
 
     selected = list(all_rules())
@@ -1030,13 +1033,17 @@ def rules(code: str | None, fmt: str) -> None:
         if rule is None:
             raise AuditUsageError(f"no rule {code!r}; `train-audit rules` lists them")
         selected = [rule]
+    config = Config.default()
     if fmt == "json":
         write_output(json_out.dumps([{"code": r.code, "name": r.name, "severity": r.severity, "quantity": r.quantity,
-                                      "formula": r.formula, "doc": r.doc()} for r in selected]), None)
+                                      "formula": r.formula, "doc": r.doc(), "tolerance": r.tolerance_text(config)}
+                                     for r in selected]), None)
         return
     if code:
         r = selected[0]
-        write_output(f"{r.code} {r.name} (up to {r.severity})\n{r.formula}\n\n{r.doc()}\n", None)
+        tolerance = r.tolerance_text(config)
+        told = "\n" + textwrap.fill(f"**Tolerance.** {tolerance}", width=110) + "\n" if tolerance else ""
+        write_output(f"{r.code} {r.name} (up to {r.severity})\n{r.formula}\n\n{r.doc()}\n{told}", None)
         return
     width = max(len(r.name) for r in selected)
     lines = [f"{r.code}  {r.name:<{width}}  {r.severity:<8} {r.summary()}" for r in selected]

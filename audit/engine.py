@@ -43,9 +43,10 @@ WORK_COLUMNS: tuple[str, ...] = (*INPUT_QUANTITIES, "n_eff", "catalog_peak", "me
 #: Quantities that only ever come from the catalog or the architecture (never solved for).
 CATALOG_ONLY: frozenset[str] = frozenset({"catalog_peak", "memory_per_chip", "flops_per_token", "recompute_factor"})
 
-#: Cloud TPU slice names (``v4-2048``, ``TPU v5p-8960``, ``v5litepod-16``): the number counts TensorCores.
-_TPU_SLICE = re.compile(r"^\s*(?:google\s+)?(?:cloud\s+)?(?:tpu[\s_-]*)?(v\d+[a-z]*|v5litepod|v6e?)\s*-\s*(\d+)\s*$",
-                        re.I)
+#: Cloud TPU slice names (``v4-2048``, ``TPU v5p-8960``, ``v5litepod-16``, GPT-J's model card's "TPU v3-256 pod"):
+#: the number counts TensorCores.
+_TPU_SLICE = re.compile(r"^\s*(?:google\s+)?(?:cloud\s+)?(?:tpu[\s_-]*)?(v\d+[a-z]*|v5litepod|v6e?)\s*-\s*(\d+)"
+                        r"(?:\s+(?:tpu\s+)?(?:pod|slice))?\s*$", re.I)
 
 #: TensorCores per chip by TPU generation (Google Cloud TPU docs: v2-v4 and v5p have 2, v5e and v6e have 1).
 _TPU_CORES_PER_CHIP = {"v2": 2, "v3": 2, "v4": 2, "v5p": 2, "v5e": 1, "v5litepod": 1, "v6e": 1, "v6": 1}

@@ -117,3 +117,32 @@ def test_fixture_case(code, case):
         assert float(mine["ratio"].iloc[0]) == pytest.approx(case["ratio"], rel=1e-4)
     if "detail" in case:  # how the verdict was reached (a bound, an assumed utilization, ...)
         assert mine["detail"].iloc[0] == case["detail"]
+
+
+# ------------------------------------------------------------------------------ tolerance, said and shown
+
+
+def test_an_ok_beyond_a_quarter_says_it_is_the_tolerance_not_agreement():
+    """C001 accepts 2x (6ND's known departures compound): a dense 8.1B model on 12T tokens stated at 1.1e24 FLOP is
+    6 × 8.1e9 × 12e12 = 5.832e23, 1.89x, ok, but the words must not say it agrees; GPT-3's 3.14e23 against
+    6 × 174.6e9 × 300e9 = 3.1428e23 (1.00x) does."""
+    loose = check_records([{"id": "x", "params": "8.1B", "tokens": "12T", "compute_flops": "1.1e24"}])
+    f = loose.findings
+    row = f[f["rule"] == "C001"].iloc[0]
+    assert str(row["severity"]) == "ok"
+    text = RULES["C001"].message(loose, row)
+    assert "is within the tolerance of 5.83e23 FLOP" in text and "C001 is ok within a factor 2" in text
+    close = check_records([{"id": "g", "params": 174.6e9, "tokens": 300e9, "compute_flops": 3.14e23}])
+    f = close.findings
+    text = RULES["C001"].message(close, f[f["rule"] == "C001"].iloc[0])
+    assert "agrees with 3.14e23 FLOP" in text and "tolerance" not in text
+
+
+def test_rules_shows_a_rules_tolerance(cli_run):
+    """`train-audit rules C001` ends with the tolerance the docstring refers to ("tolerance below"), from the
+    thresholds file: ok within 2, warning within 4 (audit/data/thresholds.json)."""
+    res = cli_run("rules", "C001")
+    assert res.exit_code == 0
+    assert "**Tolerance.** ok within a factor 2, warning within 4, error beyond." in res.stdout
+    res = cli_run("rules", "C001", "--format", "json")
+    assert json.loads(res.stdout)[0]["tolerance"].startswith("ok within a factor 2, warning within 4")
