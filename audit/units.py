@@ -39,10 +39,13 @@ import math
 import numbers
 import re
 from functools import lru_cache
-from typing import Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:  # pyarrow is imported where it is used: quick start-up
+    import pyarrow as pa
 
 __all__ = [
     "KINDS",
@@ -1160,7 +1163,6 @@ def _parse_common(uniq: np.ndarray, kind: str, header: _Scale | None) -> tuple[n
     with a unit the reader refuses are left to the per-cell parser (mask False).
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     n = len(uniq)
     done = np.zeros(n, dtype=bool)
@@ -1178,7 +1180,34 @@ def _parse_common(uniq: np.ndarray, kind: str, header: _Scale | None) -> tuple[n
         strs = uniq[at].tolist()
     if not strs:
         return done, values
-    cells = pa.array(strs, type=pa.string())
+    return _parse_cells(pa.array(strs, type=pa.string()), at, n, kind, header)
+
+
+def _parse_common_arrow(cells: "pa.Array", kind: str, header: _Scale | None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_parse_common` of distinct cells that are all text, given as an Arrow string array (no nulls): the
+    same cells are read, with the same values, without making Python strings of them or converting them back."""
+    import pyarrow.compute as pc
+
+    n = len(cells)
+    # Code points, as len() counts them; ASCII as str.isascii says (the cells came from Python strings).
+    keep = np.asarray(pc.string_is_ascii(cells)) & (np.asarray(pc.utf8_length(cells)) <= MAX_TEXT_LEN)
+    at = np.flatnonzero(keep)
+    if len(at) == 0:
+        return np.zeros(n, dtype=bool), np.full(n, np.nan)
+    if len(at) < n:
+        cells = cells.filter(keep)
+    return _parse_cells(cells, at, n, kind, header)
+
+
+def _parse_cells(cells: "pa.Array", at: np.ndarray, n: int, kind: str, header: _Scale | None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The reading of :func:`_parse_common` of the ASCII cells not too long (``cells``, the distinct cells
+    ``at``, of ``n``), as a mask over the ``n`` and their values."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    done = np.zeros(n, dtype=bool)
+    values = np.full(n, np.nan)
     # Plain numbers (most cells of a numeric column written as text) are cast as written, when a bare number's
     # unit has no power of ten to fold into the exponent: one match without captures, one cast.
     bare = _common_scale("", kind, header)
@@ -1234,6 +1263,54 @@ def _parse_common(uniq: np.ndarray, kind: str, header: _Scale | None) -> tuple[n
     return done, values
 
 
+def parse_distinct(cells: "pa.Array", kind: str, unit: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`parse_series` of a column's distinct cells, all text, as an Arrow string array with no nulls (a
+    dictionary of the column's cells): each cell's value and error message (None when read), as float64 and object
+    arrays one longer than ``cells``, whose last slot (NaN, None) is a missing cell's; ``unit`` as in
+    :func:`parse_series`. Index them by the rows' codes, -1 for a missing cell."""
+    _check_kind(kind)
+    header = None if unit is None else _header_scale(unit, kind)
+    return _parse_distinct(None, kind, header, cells)
+
+
+def _parse_distinct(uniq: list | None, kind: str, header: _Scale | None, cells: "pa.Array | None" = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Each distinct cell (``uniq``, or when it is None ``cells``: the same, all text, as an Arrow string array)
+    read: values and error messages, with a last slot (NaN, None) for a missing cell."""
+    m = len(uniq) if uniq is not None else len(cells)
+    parsed_u = np.empty(m + 1, dtype="float64")
+    errors_u = np.empty(m + 1, dtype=object)
+    errors_u[:] = None
+    if m >= COMMON_FROM:  # many distinct cells: the common shapes together, the others one by one below
+        as_objects = np.fromiter(uniq, dtype=object, count=m) if uniq is not None else None
+        done = np.zeros(m, dtype=bool)
+        for start in range(0, m, _COMMON_CHUNK):  # an Arrow string array holds at most 2 GiB of text
+            part = slice(start, start + _COMMON_CHUNK)
+            done[part], parsed_u[:-1][part] = (
+                _parse_common(as_objects[part], kind, header) if as_objects is not None
+                else _parse_common_arrow(cells.slice(start, _COMMON_CHUNK), kind, header))
+    else:
+        if uniq is None:
+            uniq = cells.to_pylist()
+        # Under a header unit with a power of ten (PF-days, %), plain numbers take the full parser, which folds the
+        # power into the decimal exponent as it does for "3.14 PF-days"; a float product could differ in the last
+        # bit.
+        plain = _plain_numbers(uniq) if header is None or header[0] == 0 else None
+        if plain is not None:
+            done, numbers_ = plain
+            parsed_u[:-1][done] = numbers_ if header is None else _scaled(numbers_, header)
+        else:
+            done = np.zeros(m, dtype=bool)
+    rest = np.flatnonzero(~done)
+    # The rest one by one (as Python strings: only these are made so when the cells came in Arrow).
+    others = [uniq[k] for k in rest] if uniq is not None else cells.take(rest).to_pylist()
+    for k, value in zip(rest.tolist(), others):
+        parsed_u[k], errors_u[k] = _parse_or_message(value, kind, header)
+    parsed_u[-1] = np.nan  # code -1 (missing) indexes the last slot
+    errors_u[-1] = None
+    return parsed_u, errors_u
+
+
 def parse_series(values: pd.Series, kind: str, unit: str | None = None) -> tuple[np.ndarray, pd.Series]:
     """Vectorized :func:`parse_value` over a column.
 
@@ -1262,7 +1339,7 @@ def parse_series(values: pd.Series, kind: str, unit: str | None = None) -> tuple
         out = values.to_numpy(dtype="float64", na_value=np.nan)
         if header is not None:
             out = _scaled(out, header)
-        return out, pd.Series(np.full(n, None, dtype=object), index=index, dtype=object, name=values.name)
+        return out, pd.Series(np.empty(n, dtype=object), index=index, dtype=object, name=values.name)  # None
 
     if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
         missing = values.isna().to_numpy(dtype=bool)
@@ -1271,7 +1348,7 @@ def parse_series(values: pd.Series, kind: str, unit: str | None = None) -> tuple
         errors = np.where(missing, None, message).astype(object)
         return np.full(n, np.nan), pd.Series(errors, index=index, dtype=object, name=values.name)
 
-    none = pd.Series(np.full(n, None, dtype=object), index=index, dtype=object, name=values.name)
+    none = pd.Series(np.empty(n, dtype=object), index=index, dtype=object, name=values.name)  # np.empty: None
     inferred = pd.api.types.infer_dtype(values, skipna=True) if dtype == object else ""
     if inferred in ("integer", "floating", "mixed-integer-float"):
         # Python numbers in an object column (JSON input): one C-level conversion. An int beyond the float
@@ -1294,29 +1371,7 @@ def parse_series(values: pd.Series, kind: str, unit: str | None = None) -> tuple
         return out, pd.Series([p[1] for p in pairs], index=index, dtype=object, name=values.name)
 
     uniq = list(uniques)
-    parsed_u = np.empty(len(uniq) + 1, dtype="float64")
-    errors_u = np.empty(len(uniq) + 1, dtype=object)
-    errors_u[:] = None
-    if len(uniq) >= COMMON_FROM:  # many distinct cells: the common shapes together, the others one by one below
-        cells = np.fromiter(uniq, dtype=object, count=len(uniq))
-        done = np.zeros(len(uniq), dtype=bool)
-        for start in range(0, len(cells), _COMMON_CHUNK):  # an Arrow string array holds at most 2 GiB of text
-            part = slice(start, start + _COMMON_CHUNK)
-            done[part], parsed_u[:-1][part] = _parse_common(cells[part], kind, header)
-    else:
-        # Under a header unit with a power of ten (PF-days, %), plain numbers take the full parser, which folds the
-        # power into the decimal exponent as it does for "3.14 PF-days"; a float product could differ in the last
-        # bit.
-        plain = _plain_numbers(uniq) if header is None or header[0] == 0 else None
-        if plain is not None:
-            done, numbers_ = plain
-            parsed_u[:-1][done] = numbers_ if header is None else _scaled(numbers_, header)
-        else:
-            done = np.zeros(len(uniq), dtype=bool)
-    for k in np.flatnonzero(~done):
-        parsed_u[k], errors_u[k] = _parse_or_message(uniq[k], kind, header)
-    parsed_u[-1] = np.nan  # code -1 (missing) indexes the last slot
-    errors_u[-1] = None
+    parsed_u, errors_u = _parse_distinct(uniq, kind, header)
     out = parsed_u[codes]
     errors = errors_u[codes]
 

@@ -12,17 +12,21 @@ import math
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from audit.claims import Claims, RawTable, distinct_texts, texts_of_numbers
-from audit.columns import map_unique
+from audit.columns import map_unique, objects_of
 from audit.quantities import BY_NAME, INPUT_QUANTITIES, PER_CHIP_SCOPE, PRECISION_ALIASES, TEXT_FIELDS
 from audit.reading.fields import field_of, per_chip_header_unit, refused_header_unit, unit_fits
 from audit.resources import schema_path
-from audit.units import BOUND_RE2, bound_of, is_bare_number, is_placeholder, parse_series, per_device_rate
+from audit.units import (BOUND_RE2, bound_of, is_bare_number, is_placeholder, parse_distinct, parse_series,
+                         per_device_rate)
+
+if TYPE_CHECKING:  # pyarrow is imported on first use
+    import pyarrow as pa
 
 __all__ = ["normalize"]
 
@@ -44,40 +48,103 @@ def _one_text(v: Any) -> str | None:
         return f"an integer of about {int(v.bit_length() * 0.30103):,} digits"
 
 
-def cell_texts(series: pd.Series) -> pd.Series:
+class Texts(NamedTuple):
+    """A column's cells as display text (:func:`column_texts`), with which cells hold one and what the column held
+    (``pd.api.types.infer_dtype`` of an object column, else ""), so that no later step looks at every cell again."""
+
+    texts: np.ndarray
+    present: np.ndarray
+    kind: str
+
+
+def column_texts(series: pd.Series) -> Texts:
     """Cells as display text (None when absent); numbers keep their shortest repr (as ``repr(float)``)."""
     dtype = series.dtype
+    n = len(series)
     if pd.api.types.is_float_dtype(dtype) or (pd.api.types.is_integer_dtype(dtype)
                                               and not isinstance(dtype, pd.CategoricalDtype)):
         # map() of a builtin over a list runs in C: no Python bytecode per row, and faster than numpy's str cast.
         if pd.api.types.is_float_dtype(dtype):
-            out = texts_of_numbers(series.to_numpy(dtype=np.float64))
-        elif isinstance(dtype, np.dtype) and dtype.kind == "i":
+            numbers = series.to_numpy(dtype=np.float64)
+            return Texts(texts_of_numbers(numbers), ~np.isnan(numbers), "")
+        if isinstance(dtype, np.dtype) and dtype.kind == "i":
             arr = series.to_numpy()
-            out = distinct_texts(arr.astype(np.int64, copy=False), lambda v: v, str)
-        else:
-            out = np.array(list(map(str, series.to_numpy().tolist())), dtype=object)
-        return pd.Series(out, index=series.index, dtype=object)
+            return Texts(distinct_texts(arr.astype(np.int64, copy=False), lambda v: v, str), np.ones(n, dtype=bool),
+                         "")
+        out = np.array(list(map(str, series.to_numpy().tolist())), dtype=object)
+        return Texts(out, pd.notna(out), "")
     if dtype == object:
         kind = pd.api.types.infer_dtype(series, skipna=True)
-        if kind == "string":  # text as read from CSV: nothing to convert
-            return series.where(series.notna(), None)
+        if kind == "string":  # text as read from CSV or Arrow: only a missing cell other than None to replace
+            values = series.to_numpy(dtype=object)
+            present = ~pd.isna(values)
+            absent = np.flatnonzero(~present)
+            if len(absent) and not np.equal(values[absent], None).all():
+                values = values.copy()
+                values[absent] = None
+            return Texts(values, present, kind)
         if kind == "empty":
-            return pd.Series(np.full(len(series), None, dtype=object), index=series.index, dtype=object)
-    return map_unique(series, _one_text)
+            return Texts(np.empty(n, dtype=object), np.zeros(n, dtype=bool), kind)  # np.empty: all None
+    else:
+        kind = ""
+    out = map_unique(series, _one_text).to_numpy(dtype=object)
+    return Texts(out, pd.notna(out), kind)
 
 
-def _text_lengths(texts: np.ndarray) -> np.ndarray:
-    """The length of each text (str, or None when absent: -1), with no Python code per cell."""
+class Coded(NamedTuple):
+    """A column of text as :func:`_coded_texts` reads it: the cells (str, None when missing), each row's code (-1
+    when missing) and the distinct texts they index, in order of first appearance, as an Arrow string array."""
+
+    texts: np.ndarray
+    codes: np.ndarray
+    distinct: "pa.Array"
+
+
+def _coded_texts(series: pd.Series) -> Coded | None:
+    """A column whose cells are all text (or missing) as Arrow's dictionary of its distinct texts: each distinct
+    text is then parsed and matched once, with no Python string made of it (``pd.factorize`` of the Python strings
+    costs twice Arrow's conversion and encoding). None for any other column, or one Arrow cannot hold (a lone
+    surrogate, more than 2 GiB of text): the caller reads it as before."""
+    if series.dtype != object or pd.api.types.infer_dtype(series, skipna=True) != "string":
+        return None
+    import pyarrow as pa
+
+    values = series.to_numpy(dtype=object)
+    try:
+        # from_pandas: Arrow takes None, NaN and pd.NA as missing (all missing to pandas too); any other missing
+        # value pandas knows is not text, and Arrow refuses it (the column is then read as before).
+        cells = pa.array(values, type=pa.string(), from_pandas=True)
+    except (pa.ArrowException, UnicodeError, TypeError, ValueError):
+        return None
+    if not isinstance(cells, pa.Array):  # chunked: too much text for one array
+        return None
+    encoded = cells.dictionary_encode()
+    codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.intp)
+    absent = np.flatnonzero(codes < 0)
+    if len(absent) and not np.equal(values[absent], None).all():  # missing as NaN: shown as None
+        values = values.copy()
+        values[absent] = None
+    return Coded(values, codes, encoded.dictionary)
+
+
+def cell_texts(series: pd.Series) -> pd.Series:
+    """Cells as display text (None when absent); numbers keep their shortest repr (as ``repr(float)``)."""
+    return pd.Series(column_texts(series).texts, index=series.index, dtype=object)
+
+
+def _text_lengths(texts: np.ndarray, present: np.ndarray | None = None) -> np.ndarray:
+    """The length of each text (str, or None when absent: -1), with no Python code per cell. ``present``: which
+    texts are not None, when known."""
     out = np.full(len(texts), -1, dtype=np.int64)
-    present = np.flatnonzero(pd.notna(texts))
-    out[present] = np.fromiter(map(len, texts[present].tolist()), dtype=np.int64, count=len(present))
+    at = np.flatnonzero(pd.notna(texts) if present is None else present)
+    out[at] = np.fromiter(map(len, texts[at].tolist()), dtype=np.int64, count=len(at))
     return out
 
 
-def cut_texts(texts: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
-    """Texts longer than ``limit`` characters cut there (with "…" after), and which were."""
-    too_long = _text_lengths(texts) > limit
+def cut_texts(texts: np.ndarray, limit: int, present: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Texts longer than ``limit`` characters cut there (with "…" after), and which were. ``present``: which
+    texts are not None, when known."""
+    too_long = _text_lengths(texts, present) > limit
     if too_long.any():
         texts = texts.copy()
         texts[too_long] = [t[:limit] + "…" for t in texts[too_long]]
@@ -89,10 +156,11 @@ def text_limit(name: str) -> int:
     return _text_limits().get(name, 500)
 
 
-def named_ids(ids: np.ndarray, files: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def named_ids(ids: np.ndarray, files: np.ndarray, rows: np.ndarray, present: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray]:
     """Each claim's id, a claim without one (absent, empty or blank) named by its file and row (``runs.csv#12``),
-    and whether the claim gave it."""
-    missing = _blank(ids)
+    and whether the claim gave it. ``present``: which ids are not None, when known."""
+    missing = _blank(ids, present)
     if missing.any():
         names = map_unique(pd.Series(files[missing], dtype=object), lambda f: Path(str(f)).name if f else "row")
         ids = ids.copy()
@@ -100,12 +168,13 @@ def named_ids(ids: np.ndarray, files: np.ndarray, rows: np.ndarray) -> tuple[np.
     return ids, ~missing
 
 
-def _blank(texts: np.ndarray) -> np.ndarray:
-    """Texts (str or None) that are absent, empty or only whitespace (what ``str.strip()`` leaves empty)."""
+def _blank(texts: np.ndarray, present: np.ndarray | None = None) -> np.ndarray:
+    """Texts (str or None) that are absent, empty or only whitespace (what ``str.strip()`` leaves empty).
+    ``present``: which texts are not None, when known."""
     out = np.ones(len(texts), dtype=bool)
-    present = np.flatnonzero(pd.notna(texts))
-    given = texts[present].tolist()
-    out[present] = (np.fromiter(map(len, given), dtype=np.int64, count=len(given)) == 0) | np.fromiter(
+    at = np.flatnonzero(pd.notna(texts) if present is None else present)
+    given = texts[at].tolist()
+    out[at] = (np.fromiter(map(len, given), dtype=np.int64, count=len(given)) == 0) | np.fromiter(
         map(str.isspace, given), dtype=bool, count=len(given))
     return out
 
@@ -207,15 +276,22 @@ def _parse_quantity(col: pd.Series, kind: str, unit_codes: np.ndarray, units: li
 
 
 def _say_bounds(cell_text: np.ndarray, used: np.ndarray, label: str, name: str,
-                add_reading: Callable[..., None]) -> None:
-    """Say (V011) where a figure used was written as a bound ("less than 400K GPU-hours", "over 2T tokens")."""
+                add_reading: Callable[..., None], coded: Coded | None = None) -> None:
+    """Say (V011) where a figure used was written as a bound ("less than 400K GPU-hours", "over 2T tokens").
+    ``coded``: the cells as :func:`_coded_texts` read them, when they were."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    texts = pa.array(cell_text, type=pa.string(), from_pandas=True)
-    # Arrow's regular expressions over the whole column; only the cells that match are read one by one.
-    maybe = pc.match_substring_regex(texts, BOUND_RE2, ignore_case=True).fill_null(False)
-    rows = np.flatnonzero(used & maybe.to_numpy(zero_copy_only=False))
+    # Arrow's regular expressions over the whole column (or its distinct texts); only the cells that match are read
+    # one by one.
+    if coded is None:
+        texts = pa.array(cell_text, type=pa.string(), from_pandas=True)
+        maybe = pc.match_substring_regex(texts, BOUND_RE2, ignore_case=True).fill_null(False)
+        maybe = maybe.to_numpy(zero_copy_only=False)
+    else:
+        matched = pc.match_substring_regex(coded.distinct, BOUND_RE2, ignore_case=True)
+        maybe = np.append(matched.to_numpy(zero_copy_only=False), False)[coded.codes]  # code -1: missing
+    rows = np.flatnonzero(used & maybe)
     if not len(rows):
         return
     bounds = map_unique(pd.Series(cell_text[rows], dtype=object), bound_of).to_numpy(dtype=object)
@@ -244,8 +320,9 @@ def _text_limits() -> dict[str, int]:
 _NUMBER_OK = frozenset({"id", "name"})
 
 
-def _not_text(series: pd.Series, name: str) -> np.ndarray:
-    """Rows whose cell is neither text nor missing (nor, for id and name, a number)."""
+def _not_text(series: pd.Series, name: str, kind: str | None = None) -> np.ndarray:
+    """Rows whose cell is neither text nor missing (nor, for id and name, a number). ``kind``: what
+    ``pd.api.types.infer_dtype`` says of an object column, when known."""
     dtype = series.dtype
     n = len(series)
     if pd.api.types.is_bool_dtype(dtype):
@@ -254,7 +331,7 @@ def _not_text(series: pd.Series, name: str) -> np.ndarray:
         return np.zeros(n, dtype=bool) if name in _NUMBER_OK else series.notna().to_numpy(dtype=bool)
     if dtype != object:
         return np.zeros(n, dtype=bool) if isinstance(dtype, pd.CategoricalDtype) else series.notna().to_numpy(dtype=bool)
-    kind = pd.api.types.infer_dtype(series, skipna=True)
+    kind = kind or pd.api.types.infer_dtype(series, skipna=True)
     if kind in ("string", "empty"):
         return np.zeros(n, dtype=bool)
     number_ok = name in _NUMBER_OK
@@ -304,7 +381,7 @@ def normalize(raw: RawTable) -> Claims:
     # columns one by one, or framing a dict of them (pandas then copies them into a block), costs more than parsing.
     per_device_rows = np.empty(0, dtype=int)  # throughputs written per accelerator ("3,000 tokens/s/GPU")
     value_a = np.full((n, len(INPUT_QUANTITIES)), np.nan, order="F")
-    text_a = np.full((n, len(INPUT_QUANTITIES)), None, dtype=object, order="F")
+    text_a = np.empty((n, len(INPUT_QUANTITIES)), dtype=object, order="F")  # np.empty: all None
     numbers: dict[str, np.ndarray] = {}
     for j, name in enumerate(INPUT_QUANTITIES):
         q = BY_NAME[name]
@@ -312,15 +389,25 @@ def normalize(raw: RawTable) -> Claims:
             continue
         col = frame[name]
         header_units = _header_units(name, raw.sources.get(name), raw.header_units)
+        coded = None  # the column's distinct texts in Arrow and each row's code, when read from them
+        error_mask = None  # which cells did not read, when known without a look at every cell
         if header_units is None and pd.api.types.is_float_dtype(col.dtype):
             # Number cells: their texts (reprs) are made only if asked for (Claims.text); nothing below reads
             # the text of a float column.
             numbers[name] = col.to_numpy(dtype=np.float64)
-            cell_text = np.full(n, None, dtype=object)
+            cell_text, present = np.empty(n, dtype=object), np.zeros(n, dtype=bool)  # np.empty: all None
+        elif header_units is None and name != "throughput_tokens_per_s" and (coded := _coded_texts(col)) is not None:
+            # Text cells: each distinct one read once from Arrow's dictionary of them, as parse_series reads them.
+            cell_text, present = coded.texts, coded.codes >= 0
+            parsed_u, errors_u = parse_distinct(coded.distinct, q.kind)
+            parsed = parsed_u[coded.codes]
+            error_mask = np.not_equal(errors_u, None)[coded.codes]
+            errors = pd.Series(errors_u[coded.codes], dtype=object)
         else:
-            cell_text = cell_texts(col).to_numpy(dtype=object)
+            cell_text, present, _ = column_texts(col)
         if name == "throughput_tokens_per_s":
             col, cell_text = _per_chip_headers(col, cell_text, raw.sources.get(name), raw.header_units)
+            present = pd.notna(cell_text)
         if name == "throughput_tokens_per_s" and col.dtype == object:
             # "3,000 tokens/s/GPU": the rate of one accelerator, as a throughput_scope of "per GPU" says (the engine
             # multiplies it by the chips); read without its suffix, the row's scope set from it below.
@@ -332,7 +419,8 @@ def normalize(raw: RawTable) -> Claims:
         if header_units is not None:
             cell_text = cell_text.copy()  # may be a view of the input frame's column
             parsed, errors = _parse_quantity(col, q.kind, *header_units, cell_text)
-        else:
+            present = pd.notna(cell_text)
+        elif coded is None:
             parsed, errors = parse_series(col, q.kind)
         text_a[:, j] = cell_text
         parsed = np.asarray(parsed, dtype=float)
@@ -346,7 +434,8 @@ def normalize(raw: RawTable) -> Claims:
         # (:func:`cell_texts`): neither needs a look at every cell.
         numbers_only = (pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype)
                         and not pd.api.types.is_complex_dtype(col.dtype))
-        err_mask = np.zeros(n, dtype=bool) if numbers_only and refused is None else errors.notna().to_numpy()
+        err_mask = (np.zeros(n, dtype=bool) if numbers_only and refused is None
+                    else error_mask if error_mask is not None and refused is None else errors.notna().to_numpy())
         listed: list[int] = []  # cells listing several figures: said below, not placeholders
         if err_mask.any():
             # A cell listing several figures ("2260275840,2290000001": Epoch AI gives alternatives so) is not a
@@ -373,7 +462,7 @@ def normalize(raw: RawTable) -> Claims:
         bad |= nonfinite | err_mask
         # Only cells that read as missing can be a written NaN; look at those alone.
         maybe_nan = (np.empty(0, dtype=int) if numbers_only
-                     else np.flatnonzero(np.isnan(parsed) & ~err_mask & pd.notna(cell_text)))
+                     else np.flatnonzero(np.isnan(parsed) & ~err_mask & present))
         nan_text = np.zeros(n, dtype=bool)
         if len(maybe_nan):
             nan_text[maybe_nan] = [str(t).strip().lower() in ("nan", "-nan", "+nan") for t in cell_text[maybe_nan]]
@@ -412,39 +501,42 @@ def normalize(raw: RawTable) -> Claims:
             add_invalid(frac, name, f"{q.label} must be a whole number{what}")
             bad |= frac
         if not numbers_only:
-            _say_bounds(cell_text, ~bad & ~err_mask & ~np.isnan(parsed), q.label, name, add_reading)
+            _say_bounds(cell_text, ~bad & ~err_mask & ~np.isnan(parsed), q.label, name, add_reading, coded)
         value_a[:, j] = np.where(bad, np.nan, parsed)
     values = pd.DataFrame(value_a, index=index, columns=list(INPUT_QUANTITIES), dtype=float, copy=False)
     text = pd.DataFrame(text_a, index=index, columns=list(INPUT_QUANTITIES), dtype=object, copy=False)
 
-    files = raw.files if raw.files is not None else np.full(n, "", dtype=object)
+    files = raw.files if raw.files is not None else objects_of(n, "")
     rows = raw.rows if raw.rows is not None else np.arange(1, n + 1)
-    info_a = np.full((n, 1 + len(TEXT_FIELDS)), None, dtype=object, order="F")
+    info_a = np.empty((n, 1 + len(TEXT_FIELDS)), dtype=object, order="F")  # np.empty: all None
     info_a[:, 0] = np.asarray(files, dtype=object)
+    read: dict[str, Texts] = {}  # each text field's cells as read, with which hold text
     for j, name in enumerate(TEXT_FIELDS, start=1):
         if name in frame.columns:
-            info_a[:, j] = cell_texts(frame[name]).to_numpy(dtype=object)
+            read[name] = column_texts(frame[name])
+            info_a[:, j] = read[name].texts
             if name == "hardware":  # "N/A", "unknown", "-": no accelerator named, not an unknown one
                 said = info_a[:, j]
                 held = map_unique(pd.Series(said, dtype=object), is_placeholder).to_numpy(dtype=bool)
                 if held.any():
                     add_reading(held, name, [f"Hardware written {str(t).strip()!r}: a placeholder, no accelerator "
                                              f"named" for t in said[held]])
-                info_a[:, j] = np.where(held, None, said)
+                    info_a[:, j] = np.where(held, None, said)
+                    read[name] = read[name]._replace(present=read[name].present & ~held)
     info = pd.DataFrame(info_a, index=index, columns=["file", *TEXT_FIELDS], dtype=object, copy=False)
     info.insert(1, "row", np.asarray(rows, dtype=int))
     # Text fields: a boolean or structured value is not text; long values are invalid and cut for display.
     for name in TEXT_FIELDS:
         if name not in frame.columns:
             continue
-        add_invalid(_not_text(frame[name], name), name, f"{name} must be text")
+        add_invalid(_not_text(frame[name], name, read[name].kind), name, f"{name} must be text")
         limit = text_limit(name)
-        texts, too_long = cut_texts(info[name].to_numpy(dtype=object), limit)
+        texts, too_long = cut_texts(info[name].to_numpy(dtype=object), limit, read[name].present)
         if too_long.any():
             add_invalid(too_long, name, f"{name} is longer than {limit} characters")
             info[name] = texts
     ids, given = named_ids(info["id"].to_numpy(dtype=object), info["file"].to_numpy(dtype=object),
-                           info["row"].to_numpy())
+                           info["row"].to_numpy(), read["id"].present if "id" in read else None)
     info["id"] = ids
     info["id_given"] = given
     _scope_from_units(info, per_device_rows, add_invalid)
