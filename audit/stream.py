@@ -31,6 +31,7 @@ import pandas as pd
 from audit.allocator import keep_freed_memory
 from audit.catalog import Catalog
 from audit.claims import Claims, RawTable
+from audit.columns import objects_of
 from audit.config import Config
 from audit.findings import SEVERITIES, STATUSES
 from audit.pipeline import audit_claims
@@ -161,7 +162,7 @@ class ArrowBatch:
         from audit.reading.parquetfile import raw_from_arrow
 
         raw = raw_from_arrow(self.table, self.name, first_row=self.first_row)
-        raw.files = np.full(len(raw.frame), self.name, dtype=object)
+        raw.files = objects_of(len(raw.frame), self.name)
         raw = mapped_columns(raw, self.name, self.maps)
         return dataclasses.replace(raw, unread=[], notes=[]) if self.said else raw
 
@@ -171,7 +172,7 @@ class ArrowBatch:
         from audit.reading.colmap import MapChoice
         from audit.reading.common import mangle
         from audit.reading.fields import canonical_columns, header_field
-        from audit.reading.normalize import cell_texts, cut_texts, named_ids, text_limit
+        from audit.reading.normalize import column_texts, cut_texts, named_ids, text_limit
         from audit.reading.parquetfile import raw_from_arrow
 
         headers = mangle([str(c) for c in self.table.column_names])
@@ -181,13 +182,13 @@ class ArrowBatch:
         if not keep:
             return np.full(n, None, dtype=object), np.zeros(n, dtype=bool)
         sub = raw_from_arrow(self.table.rename_columns(headers).select(keep), self.name, first_row=self.first_row)
-        sub.files = np.full(n, self.name, dtype=object)
+        sub.files = objects_of(n, self.name)
         raw = canonical_columns(sub, self.name, columns=cmap)
         # As normalize reads the id column (and nothing else: the batch's other columns are a worker's to read).
-        texts = cell_texts(raw.frame["id"]).to_numpy(dtype=object) if "id" in raw.frame.columns else \
-            np.full(n, None, dtype=object)
+        texts, present, _ = column_texts(raw.frame["id"]) if "id" in raw.frame.columns else \
+            (np.empty(n, dtype=object), np.zeros(n, dtype=bool))  # np.empty: all None
         rows = raw.rows if raw.rows is not None else np.arange(1, n + 1)
-        return named_ids(cut_texts(texts, text_limit("id"))[0], raw.files, np.asarray(rows))
+        return named_ids(cut_texts(texts, text_limit("id"), present)[0], raw.files, np.asarray(rows), present)
 
 
 def _integers_with_nulls(handle: Any) -> set[str]:
@@ -677,7 +678,13 @@ def _audit_batch(batch: Claims | ArrowBatch, id_seen: np.ndarray | None, first: 
 def _claims_of(batch: Claims | ArrowBatch, id_seen: np.ndarray | None) -> Claims:
     """A batch for a worker as claims: a Parquet file's record batch made into claims and marked with the ids
     earlier batches gave; any other batch came as claims, marked."""
-    return batch if isinstance(batch, Claims) else _marked(normalize(batch.raw()), id_seen)
+    if isinstance(batch, Claims):
+        return batch
+    claims = normalize(batch.raw())
+    # The claims were made here and nothing else holds them: the column is added in place, where _marked's copy
+    # of the info frame (a copy of every column, and merging its blocks) cost as much as parsing a column.
+    claims.info["id_seen"] = id_seen
+    return claims
 
 
 def _batches_to_audit(paths: Sequence[str], batch_size: int, options: ReadOptions

@@ -347,7 +347,8 @@ def normalize(raw: RawTable) -> Claims:
     frame = raw.frame
     n = len(frame)
     index = pd.RangeIndex(n)
-    frame = frame.reset_index(drop=True)
+    if not (isinstance(frame.index, pd.RangeIndex) and frame.index.equals(index)):
+        frame = frame.reset_index(drop=True)  # a copy of every column: only when the rows are numbered otherwise
     invalid_rows: list[np.ndarray] = []
     invalid_fields: list[np.ndarray] = []
     invalid_msgs: list[np.ndarray] = []
