@@ -102,3 +102,36 @@ def test_frames_are_the_same_whatever_the_size(tmp_path, rows):
     assert claims.values["mfu"].tolist() == [float(f"{k % 50}.5e-2") for k in range(rows)]
     assert list(claims.values.columns) == list(claims.text.columns)
     assert claims.values.dtypes.eq(np.float64).all() and claims.text.dtypes.eq(object).all()
+
+
+@pytest.mark.parametrize("kind", ["plain", "large_string", "with_pandas_metadata", "index_kept", "repeated"])
+def test_a_parquet_batch_of_distinct_texts_converts_as_arrow_converts_it(kind):
+    """Batches over 2,048 rows convert mostly distinct text columns without Arrow's sharing of one string per
+    distinct text (audit.reading.parquetfile._to_pandas): the frame must be the one pyarrow's own
+    ``to_pandas(integer_object_nulls=False, date_as_object=True)`` gives, columns, order, dtypes and values (None
+    where a cell is missing), whatever the column types and pandas metadata."""
+    import pyarrow as pa
+
+    from audit.reading.parquetfile import _to_pandas
+
+    n = 5_000
+    ids = [None if i % 97 == 0 else f"run-{i}" for i in range(n)]
+    hardware = ["H100" if i % 3 else "A100" for i in range(n)]
+    frame = pd.DataFrame({"id": ids, "params": [f"{i % 500}B" for i in range(n)], "hardware": hardware,
+                          "chips": [float(i) for i in range(n)], "notes": [f"note {i}" for i in range(n)]})
+    if kind == "index_kept":
+        frame.index = pd.Index([f"r{i}" for i in range(n)], name="key")
+    if kind == "repeated":
+        frame["id"] = ["same"] * n
+    table = pa.Table.from_pandas(frame, preserve_index=kind == "index_kept") if kind in (
+        "with_pandas_metadata", "index_kept", "repeated") else pa.table({c: frame[c].tolist() for c in frame})
+    if kind == "large_string":
+        table = table.cast(pa.schema([pa.field(f.name, pa.large_string()) if pa.types.is_string(f.type) else f
+                                      for f in table.schema]))
+    expected = table.to_pandas(integer_object_nulls=False, date_as_object=True)
+    got = _to_pandas(table)
+    assert list(got.columns) == list(expected.columns)
+    assert list(got.dtypes) == list(expected.dtypes)
+    assert got.index.equals(expected.index)
+    for column in expected.columns:
+        assert got[column].tolist() == expected[column].tolist(), column
