@@ -2717,22 +2717,27 @@ class ValueNotUsed(Rule):
 
 
 class ValueIsABound(ValueNotUsed):
-    """A figure written as a bound, used as the number written, and said so.
+    """A figure written as a bound, used as the number written, or as a range, used as its middle: said so.
 
     **What it checks.** Nothing about the figures: it says where a cell writes its figure as a limit, with a
     qualifier before the number ("less than 3K GPU-weeks", "up to 16", "within 90 days", "under $2 million",
     "more than 12 trillion tokens", "at least", "> 1T") or a "+" after it ("15T+", "15+ trillion tokens"). The
     number written is used as the value, as a reader of the claim would; "~", "about" and "roughly" are not
-    bounds and are not reported.
+    bounds and are not reported. A range ("41-42%", "30 to 40 days", "1.2-1.5T tokens") is read as its middle,
+    with half the range as the figure's precision (:mod:`audit.significance`): no check flags a difference the
+    range allows.
 
     **Why it matters.** A check that uses a bound tests the figure it names, not the value: with "less than 3K
     GPU-weeks" of accelerator time, the MFU derived from it is a lower bound (Snowflake Arctic: 19.9 % or
     more), and an agreement or a disagreement holds only in the bound's direction. No qualifier is dropped
     without a word.
 
-    **Example.** ``chip_hours: "less than 3K GPU weeks"``: read as 504,000 chip-hours, said so.
+    **Example.** ``chip_hours: "less than 3K GPU weeks"``: read as 504,000 chip-hours, said so. Nemotron-4 340B's
+    MFU "41-42%": read as 41.5 % ± 0.5, said so (it made the claim invalid, "unknown unit '-42%'").
 
-    **References.** Snowflake AI Research 2024, *Snowflake Arctic* (blog: "less than 3K GPU weeks").
+    **References.** Snowflake AI Research 2024, *Snowflake Arctic* (blog: "less than 3K GPU weeks"); NVIDIA
+    2024, *Nemotron-4 340B Technical Report*, Table 2, as Epoch AI's notes give it ("the model FLOP utilization
+    (MFU), which was 41-42% (Table 2)").
     """
 
     code = "V011"

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from audit.columns import map_unique
+from audit.units import RANGE_RE2
 
 # The first number in a cell: digits with optional thousands separators and decimals, and an exponent.
 _NUMBER = re.compile(r"(?P<mantissa>\d[\d,]*(?:\.\d*)?|\.\d+)(?:\s*(?:[eE]|[×xX*·]\s*10\s*\^?\s*)(?P<exp>[-+]?\d+))?")
@@ -31,6 +32,9 @@ def relative_half_width(text: object) -> float:
     """
     if text is None or not isinstance(text, str):
         return 0.0
+    ends = range_ends(text)
+    if ends is not None:  # "41-42%": the middle, 41.5 %, ± half the range
+        return (ends[1] - ends[0]) / (ends[1] + ends[0])
     m = _NUMBER.search(text)
     if not m:
         return 0.0
@@ -45,6 +49,32 @@ def relative_half_width(text: object) -> float:
         return 0.0
     decimals = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
     return 0.5 * 10.0 ** (-decimals) / value
+
+
+def range_ends(text: str) -> tuple[float, float] | None:
+    """The two ends of a figure written as a range ("41-42%", "30 to 40 days", "1.2-1.5T": as written, in their
+    one scale; "500M to 1.5B": as counts), or None (no range, or ends in units of their own, "2 days to 3 weeks",
+    whose precision is then read from the first figure: the narrower reading)."""
+    from audit.units import range_of, strip_qualifiers
+
+    text = strip_qualifiers(text)  # "about 41-42%"
+    ends = range_of(text) if ("-" in text or "to" in text or "\u2013" in text or "\u2014" in text) else None
+    if ends is None:
+        return None
+    first, second = (_NUMBER.match(e.strip()) for e in ends)
+    if first is None or second is None or first.group("exp") or second.group("exp"):
+        return None
+    scale_a, scale_b = ends[0].strip()[first.end():].strip(), ends[1].strip()[second.end():].strip()
+    if scale_b.startswith(scale_a):  # one scale, after the second end or after both
+        low, high = (float(m.group("mantissa").replace(",", "")) for m in (first, second))
+    else:  # each end with its own multiplier ("500M to 1.5B"), read as counts
+        from audit.units import UnitError, parse_value
+
+        try:
+            low, high = (parse_value(e, "count") for e in ends)
+        except UnitError:
+            return None
+    return (low, high) if 0 < low < high else None
 
 
 def _is_python_float_repr(text: str) -> bool:
@@ -107,7 +137,9 @@ def relative_half_widths(texts: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         width = np.where(value == 0, 0.0, 0.5 * 10.0 ** (-decimals.astype(float)) / value)
     width = np.where(has, width, 0.0)
-    slow = np.flatnonzero(~ascii_)  # other scripts' digits and spaces: Python's own reading
+    # Other scripts' digits and spaces, and ranges ("41-42%"): Python's own reading.
+    ranged = pc.match_substring_regex(arr, RANGE_RE2, ignore_case=True).to_numpy(zero_copy_only=False)
+    slow = np.flatnonzero(~ascii_ | ranged)
     width[slow] = [relative_half_width(t) for t in texts[idx[slow]]]
     out[idx] = width
     return out

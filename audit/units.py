@@ -891,8 +891,57 @@ def _value(number: _Number, scale: _Scale, raw: str, kind: str) -> float:
     return value
 
 
+#: A figure written as a range: two numbers joined by a dash or "to", the unit (or scale) after the second
+#: ("41-42%", "41 to 42 %", "1.2-1.5T tokens") or after each ("1.2T-1.5T tokens", "500M to 1.5B"). An exponent's
+#: sign ("1e-5") is no range: the first number's unit may not be a bare "e".
+_RANGE_RE = re.compile(
+    r"^\s*(?P<a>[0-9][0-9,]*(?:\.[0-9]+)?|\.[0-9]+)(?P<ua>\s*(?![eE](?![a-zA-Z]))[A-Za-z%]+)?"
+    r"\s*(?:-|\u2013|\u2014|\bto\b)\s*(?P<b>(?:[0-9][0-9,]*(?:\.[0-9]+)?|\.[0-9]+)(?:\s*[A-Za-z%].*)?)$")
+#: Cells that may write a range, in RE2 syntax (a superset: "1e-5" too), to find them without a Python call per cell.
+RANGE_RE2 = r"[0-9]\s*[A-Za-z%]*\s*(?:-|\x{2013}|\x{2014}|to\s)\s*[0-9.]"
+
+
+def strip_qualifiers(text: str) -> str:
+    """A cell's text without the qualifiers before its number ("about", "~", "up to"): what its figure reads."""
+    return _without_qualifiers(text.strip().translate(_DASHES))
+
+
+def range_of(text: object) -> tuple[str, str] | None:
+    """The two ends of a figure written as a range, each as a text with the range's unit ("41-42%" -> ("41%",
+    "42%"); "1.2-1.5T tokens" -> ("1.2T tokens", "1.5T tokens")), or None. Whether the ends make a range (the
+    first below the second, both readable) is for :func:`parse_value` to find."""
+    if not isinstance(text, str):
+        return None
+    m = _RANGE_RE.match(text.translate(_DASHES))
+    if m is None:
+        return None
+    b = m.group("b").strip()
+    if m.group("ua"):
+        return m.group("a") + m.group("ua"), b
+    n = _NUM_RE.match(b)
+    return (m.group("a") + b[n.end():]) if n else m.group("a"), b
+
+
+def _parse_range(raw: str, kind: str) -> float | None:
+    """The middle of a figure written as a range ("41-42%": 41.5 %), or None when the cell writes no range: its
+    precision is the half-range (:func:`audit.significance.relative_half_width`), and V011 says how it was read."""
+    ends = range_of(_without_qualifiers(raw.strip()))  # "about 41-42%"
+    if ends is None:
+        return None
+    try:
+        low, high = (_parse_text(end, kind) for end in ends)
+    except UnitError:
+        return None
+    if not (0 < low < high < math.inf):
+        return None
+    return (low + high) / 2.0
+
+
 def _parse_text(raw: str, kind: str) -> float:
     """One text cell as a float in the canonical unit of ``kind``."""
+    middle = _parse_range(raw, kind) if "-" in raw or "to" in raw or "\u2013" in raw or "\u2014" in raw else None
+    if middle is not None:
+        return middle
     number = _read_number(raw, kind)
     if number is None:
         return math.nan

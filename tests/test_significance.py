@@ -140,3 +140,19 @@ def test_a_number_of_thirteen_digits_or_more_is_exact_and_fewer_are_read():
     # 3,273,267,445,255.4595 (17 digits: half a unit of 1e-4, 1.5e-17 of it) and 1/3 (16 digits) are exact.
     assert log_half_widths_of_numbers(np.array([3273267445255.4595, 1 / 3, 2048.0]))[:2].tolist() == [0.0, 0.0]
     assert log_half_widths_of_numbers(np.array([2048.0]))[0] == pytest.approx(0.5 / 2048, rel=1e-3)
+
+
+@pytest.mark.parametrize("text, width", [
+    ("41-42%", 0.5 / 41.5),  # the middle 41.5, ± half the range
+    ("30 to 40 days", 5 / 35),
+    ("1.2-1.5T tokens", 0.15 / 1.35),
+    ("500M to 1.5B", 0.5e9 / 1e9),
+    ("about 41-42%", 0.5 / 41.5),
+    ("2 days to 3 weeks", 0.5 / 2),  # ends in units of their own: the first figure's digits (the narrower reading)
+])
+def test_a_range_has_half_its_width_as_precision(text, width):
+    from audit.significance import relative_half_width, relative_half_widths
+
+    assert relative_half_width(text) == pytest.approx(width, rel=1e-12)
+    column = np.array([text] * 3000 + ["56.5%"], dtype=object)  # the vectorized reading of a whole column agrees
+    assert relative_half_widths(column)[0] == pytest.approx(width, rel=1e-12)

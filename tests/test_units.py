@@ -488,3 +488,34 @@ def test_a_decimal_comma_is_refused_never_read_as_thousands(text, point) -> None
 @pytest.mark.parametrize(("text", "value"), [("1,024", 1024), ("12,345", 12345), ("1,234,567", 1234567)])
 def test_thousands_separators_still_read(text, value) -> None:
     assert parse_value(text, "count") == value
+
+
+@pytest.mark.parametrize("text, kind, value", [
+    ("41-42%", "fraction", 0.415),  # Nemotron-4 340B's MFU as Epoch AI's notes give it: (0.41 + 0.42) / 2
+    ("41 to 42 %", "fraction", 0.415),
+    ("about 41-42%", "fraction", 0.415),
+    ("30\u201340 days", "days", 35.0),  # an en dash: (30 + 40) / 2
+    ("2-3 weeks", "days", 17.5),  # (14 + 21) / 2
+    ("1.2-1.5T tokens", "count", 1.35e12),
+    ("1.2T-1.5T", "count", 1.35e12),
+    ("500M to 1.5B", "count", 1.0e9),  # (5e8 + 1.5e9) / 2
+    ("1,000-2,000 GPUs", "count", 1500.0),
+])
+def test_a_range_is_read_as_its_middle(text, kind, value):
+    from audit.units import parse_value
+
+    assert parse_value(text, kind) == pytest.approx(value, rel=1e-12)
+
+
+@pytest.mark.parametrize("text, kind", [("42-41%", "fraction"), ("1e-5-2", "fraction")])
+def test_a_range_the_wrong_way_round_is_no_range(text, kind):
+    from audit.units import UnitError, parse_value
+
+    with pytest.raises(UnitError):
+        parse_value(text, kind)
+
+
+def test_an_exponent_is_no_range():
+    from audit.units import parse_value
+
+    assert parse_value("1e-5", "fraction") == 1e-5 and parse_value("3.14e-2", "fraction") == 0.0314

@@ -22,7 +22,7 @@ from audit.columns import map_unique, objects_of
 from audit.quantities import BY_NAME, INPUT_QUANTITIES, PER_CHIP_SCOPE, PRECISION_ALIASES, TEXT_FIELDS
 from audit.reading.fields import field_of, per_chip_header_unit, refused_header_unit, unit_fits
 from audit.resources import schema_path
-from audit.units import (BOUND_RE2, bound_of, is_bare_number, is_placeholder, parse_distinct, parse_series,
+from audit.units import (BOUND_RE2, RANGE_RE2, bound_of, range_of, strip_qualifiers, is_bare_number, is_placeholder, parse_distinct, parse_series,
                          per_device_rate)
 
 if TYPE_CHECKING:  # pyarrow is imported on first use
@@ -284,24 +284,32 @@ def _say_bounds(cell_text: np.ndarray, used: np.ndarray, label: str, name: str,
 
     # Arrow's regular expressions over the whole column (or its distinct texts); only the cells that match are read
     # one by one.
-    if coded is None:
-        texts = pa.array(cell_text, type=pa.string(), from_pandas=True)
-        maybe = pc.match_substring_regex(texts, BOUND_RE2, ignore_case=True).fill_null(False)
-        maybe = maybe.to_numpy(zero_copy_only=False)
-    else:
-        matched = pc.match_substring_regex(coded.distinct, BOUND_RE2, ignore_case=True)
-        maybe = np.append(matched.to_numpy(zero_copy_only=False), False)[coded.codes]  # code -1: missing
-    rows = np.flatnonzero(used & maybe)
-    if not len(rows):
-        return
+    def matching(pattern: str) -> np.ndarray:
+        if coded is None:
+            texts = pa.array(cell_text, type=pa.string(), from_pandas=True)
+            return pc.match_substring_regex(texts, pattern, ignore_case=True).fill_null(False).to_numpy(
+                zero_copy_only=False)
+        matched = pc.match_substring_regex(coded.distinct, pattern, ignore_case=True)
+        return np.append(matched.to_numpy(zero_copy_only=False), False)[coded.codes]  # code -1: missing
+
+    rows = np.flatnonzero(used & matching(BOUND_RE2))
     bounds = map_unique(pd.Series(cell_text[rows], dtype=object), bound_of).to_numpy(dtype=object)
     found, kinds = rows[pd.notna(bounds)], bounds[pd.notna(bounds)]
-    if not len(found):
-        return
-    add_reading(np.isin(np.arange(len(cell_text)), found), name, [
-        f"{label} written {cell_text[r]!r} is {'an upper' if k == 'upper' else 'a lower'} bound (the value is "
-        f"{'at most' if k == 'upper' else 'at least'} the figure written), read as that figure: the checks that use "
-        f"it hold only as bounds" for r, k in zip(found, kinds)], rule="V011")
+    if len(found):
+        add_reading(np.isin(np.arange(len(cell_text)), found), name, [
+            f"{label} written {cell_text[r]!r} is {'an upper' if k == 'upper' else 'a lower'} bound (the value is "
+            f"{'at most' if k == 'upper' else 'at least'} the figure written), read as that figure: the checks that "
+            f"use it hold only as bounds" for r, k in zip(found, kinds)], rule="V011")
+    # A range ("41-42%") used as its middle, its half-range the figure's precision.
+    rows = np.flatnonzero(used & matching(RANGE_RE2))
+    ranged = map_unique(pd.Series(cell_text[rows], dtype=object),
+                        lambda t: isinstance(t, str) and range_of(strip_qualifiers(t)) is not None).to_numpy(dtype=bool)
+    found = rows[ranged]
+    if len(found):
+        add_reading(np.isin(np.arange(len(cell_text)), found), name, [
+            f"{label} written {cell_text[r]!r} is a range, read as its middle; the checks that use it allow for half "
+            f"the range" for r in found], rule="V011")
+
 
 
 @lru_cache(maxsize=1)
