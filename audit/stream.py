@@ -409,6 +409,9 @@ class TableWriter:
         self._header = True
         self._held: list[Any] = []  # Arrow tables of fewer than ROW_GROUP_ROWS rows in all, not yet written
         self._held_rows = 0
+        # The first table held starts within a batch (the rest of one cut at the end of a row group): its
+        # dictionaries may hold texts of the rows written (report.table.parquet_group remakes them).
+        self._held_cut = False
 
     def write(self, frame: pd.DataFrame) -> None:
         self.write_piece(table_piece(frame, self.fmt, header=self._header))
@@ -420,14 +423,11 @@ class TableWriter:
             self.file.handle.write(piece.encode("utf-8"))
             self._header = False
             return
-        import pyarrow.parquet as pq
+        from audit.report import table
 
         if self._schema is None:
             self._schema = piece.schema
-            from audit.report.table import dictionary_columns
-
-            self._parquet = pq.ParquetWriter(self.file.handle, self._schema,
-                                             use_dictionary=dictionary_columns(self._schema))
+            self._parquet = table.parquet_writer(self.file.handle, self._schema)
         elif not piece.schema.equals(self._schema):  # the columns are fixed (report.table): not expected
             piece = piece.select(self._schema.names).cast(self._schema)
         self._held.append(piece)
@@ -436,17 +436,28 @@ class TableWriter:
             self._flush(whole_groups=True)
 
     def _flush(self, whole_groups: bool) -> None:
-        """Write the rows held: in whole row groups only (the rest held for the next batch), or all of them."""
+        """Write the rows held: in whole row groups only (the rest held for the next batch), or all of them. Each
+        row group's dictionaries are made one (:func:`audit.report.table.parquet_group`): remade from its codes
+        when it holds part of a batch only."""
         import pyarrow as pa
+
+        from audit.report.table import parquet_group
 
         if not self._held:
             return
-        held = self._held[0] if len(self._held) == 1 else pa.concat_tables(self._held).combine_chunks()
+        held = self._held[0] if len(self._held) == 1 else pa.concat_tables(self._held)
+        ends = set(np.cumsum([t.num_rows for t in self._held]).tolist())  # where a batch ends
         cut = held.num_rows - held.num_rows % ROW_GROUP_ROWS if whole_groups else held.num_rows
-        if cut or not whole_groups:  # at the end, even no rows: the file of a batch without claims has its columns
-            self._parquet.write_table(held.slice(0, cut), row_group_size=ROW_GROUP_ROWS)
+        for start in range(0, cut, ROW_GROUP_ROWS):
+            stop = min(cut, start + ROW_GROUP_ROWS)
+            whole = (start == 0 and not self._held_cut or start in ends) and stop in ends
+            self._parquet.write_table(parquet_group(held.slice(start, stop - start), whole=whole),
+                                      row_group_size=ROW_GROUP_ROWS)
+        if not cut and not whole_groups:  # at the end, no rows: the file of a batch without claims has its columns
+            self._parquet.write_table(parquet_group(held), row_group_size=ROW_GROUP_ROWS)
         rest = held.slice(cut)
         self._held, self._held_rows = ([rest] if rest.num_rows else []), rest.num_rows
+        self._held_cut = cut not in ends and bool(rest.num_rows)  # the rest starts within a batch
 
     def close(self, empty: pd.DataFrame | None = None) -> None:
         """Finish the file (``empty``: the table's columns, written when no batch came)."""
@@ -569,13 +580,13 @@ def rendered_claims(result: AuditResult) -> RenderedClaims:
 
 def table_piece(frame: pd.DataFrame, fmt: str, header: bool = True) -> Any:
     """A claims or findings table of one batch as :class:`TableWriter` writes it: CSV text (with the header line
-    when ``header``), or an Arrow table (:func:`audit.report.table.arrow_schema`: the same schema for every
+    when ``header``), or an Arrow table (:func:`audit.report.table.arrow_piece`: the same schema for every
     batch)."""
     from audit.report import table
 
     if fmt == "csv":
         return table.csv_text(frame, header=header)
-    return table.arrow_table(frame)
+    return table.arrow_piece(frame)
 
 
 @dataclass(frozen=True)
