@@ -48,6 +48,9 @@ CATALOG_ONLY: frozenset[str] = frozenset({"catalog_peak", "memory_per_chip", "fl
 _TPU_SLICE = re.compile(r"^\s*(?:google\s+)?(?:cloud\s+)?(?:tpu[\s_-]*)?(v\d+[a-z]*|v5litepod|v6e?)\s*-\s*(\d+)"
                         r"(?:\s+(?:tpu\s+)?(?:pod|slice))?\s*$", re.I)
 
+#: The detail of the V003 note on a throughput per accelerator that no accelerator count makes the cluster's.
+PER_CHIP_RATE_UNUSED = "per-chip-rate"
+
 #: TensorCores per chip by TPU generation (Google Cloud TPU docs: v2-v4 and v5p have 2, v5e and v6e have 1).
 _TPU_CORES_PER_CHIP = {"v2": 2, "v3": 2, "v4": 2, "v5p": 2, "v5e": 1, "v5litepod": 1, "v6e": 1, "v6": 1}
 
@@ -277,14 +280,16 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     # divided by the chips: the relations use the cluster's.
     per_chip = _per_text(state.info("throughput_scope"),
                          lambda t: t is not None and PER_CHIP_SCOPE.search(t) is not None, bool)
+    unused: FindingsPart | None = None
     if per_chip.any():
         rate = state.col("throughput_tokens_per_s")
         rows = per_chip & ~np.isnan(rate)
         state.unstate(rows, "throughput_tokens_per_s")
         state.set_derived("throughput_tokens_per_s", np.where(rows, rate * state.col("chips"), np.nan),
                           "throughput per chip × chips", precision=precision["throughput_tokens_per_s"].to_numpy())
+        unused = _per_chip_rate_unused(state, rows, rate)
 
-    parts: list[FindingsPart | None] = [_run(rule, state) for rule in rules_of_stage("prefill")]
+    parts: list[FindingsPart | None] = [unused, *(_run(rule, state) for rule in rules_of_stage("prefill"))]
     for name, given in state.prefill.items():
         values = np.asarray(given.values, dtype=float)
         state.set_derived(name, np.where(np.isfinite(values) & (values > 0), values, np.nan), given.note)
@@ -422,6 +427,18 @@ def rule_dtype(extra: Any = ()) -> "pd.CategoricalDtype":
     """The categories of a findings table's ``rule`` column: every registered rule code (and any in ``extra``),
     sorted, so that every batch of a stream has the same categories and order by rule is order by code."""
     return pd.CategoricalDtype(sorted(set(RULES) | {str(code) for code in extra}))
+
+
+def _per_chip_rate_unused(state: WorkState, rows: np.ndarray, rate: np.ndarray) -> FindingsPart | None:
+    """A throughput stated per accelerator on a claim that states no accelerator count cannot be the cluster's,
+    which the relations use: said (V003, detail ``per-chip-rate``), with the tokens it gives with the chip-hours
+    where they are stated (the chips cancel: tokens = rate × chip-hours × 3600), so that no stated figure is
+    dropped without a word."""
+    lost = np.flatnonzero(rows & np.isnan(state.col("chips")))
+    if not len(lost):
+        return None
+    return findings_part(lost, "V003", "info", "throughput_tokens_per_s", rate[lost],
+                         rate[lost] * state.col("chip_hours")[lost] * 3600.0, detail=PER_CHIP_RATE_UNUSED)
 
 
 def _fill(frame: pd.DataFrame, name: str, values: np.ndarray) -> None:

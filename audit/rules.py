@@ -2686,7 +2686,9 @@ class ValueNotUsed(Rule):
     **What it checks.** Nothing about the figures: it says where a cell that holds something was not used as a
     figure, so that no value is dropped without a word. A fine-tune compute of 0 means "no fine-tuning" (Epoch
     AI writes it so); a cell listing several different figures ("2260275840,2290000001") gives alternatives, not
-    one value; the same figure listed twice is read as that figure.
+    one value; the same figure listed twice is read as that figure. A throughput per accelerator on a claim that
+    states no accelerator count cannot be the cluster's, which the relations use: said, with the tokens it gives
+    with the chip-hours (rate × chip-hours × 3600: the chips cancel).
 
     **Why it matters.** Such cells are common in curated databases and are not errors of the claim: reporting
     them as invalid would void an honest row, using one of the figures silently would check the wrong thing.
@@ -2714,6 +2716,21 @@ class ValueNotUsed(Rule):
             return None
         return findings_part(readings["row"].to_numpy(dtype=int), cls.code, "info",
                               readings["field"].to_numpy(dtype=object), detail=readings["message"].to_numpy(dtype=object))
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        if f["detail"] != "per-chip-rate":  # audit.engine.PER_CHIP_RATE_UNUSED: made by the engine, in numbers
+            return super().message(result, f)
+        rate, implied = float(f["claimed"]), float(f["expected"])
+        text = (f"Throughput {fmt.value('throughput_tokens_per_s', rate)} per accelerator is not used: the claim "
+                f"states no accelerator count to make it the cluster's")
+        if implied == implied:
+            tokens = float(result.cell("q", int(f["row"]), "tokens"))
+            stated = f", against {fmt.value('tokens', tokens)} ({fmt.ratio(tokens / implied)})" if tokens == tokens \
+                else ""
+            text += (f"; with the chip-hours it gives {fmt.value('tokens', implied)} tokens (rate × chip-hours × "
+                     f"3600){stated}")
+        return text
 
 
 class ValueIsABound(ValueNotUsed):
