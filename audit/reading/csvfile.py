@@ -86,6 +86,8 @@ def _finish(frame: pd.DataFrame, problems: list[tuple[int, str, str]], file: str
 
 #: How many records a title and remarks above the header may take.
 _TITLE_RECORDS = 10
+#: How many cells of a record the title test reads (a header names its fields among its first columns).
+_TITLE_CELLS = 200
 
 
 def _title(text: str, sep: str, file: str, sep_given: bool) -> tuple[int, str, str, tuple[str, str]]:
@@ -96,10 +98,17 @@ def _title(text: str, sep: str, file: str, sep_given: bool) -> tuple[int, str, s
     text, ...) when the first record is the header."""
     from audit.reading.fields import field_of
 
-    def named(record: list[str]) -> int:
-        return sum(1 for cell in record if cell.strip() and field_of(cell.strip())[0] is not None)
+    def names(record: list[str], wanted: int) -> bool:
+        """Whether the record's first cells name ``wanted`` fields (a title test: a wide header need not be read
+        whole, 100,000 columns would take seconds)."""
+        found = 0
+        for cell in record[:_TITLE_CELLS]:
+            if cell.strip() and field_of(cell.strip())[0] is not None:
+                found += 1
+                if found >= wanted:
+                    return True
+        return False
 
-    lines = text.splitlines(keepends=True)
     nothing = (0, sep, text, (file, ""))
     for other in (sep,) if sep_given or sep != "," else (",", ";", "\t", "|"):
         limit = csv.field_size_limit(sys.maxsize)
@@ -117,10 +126,11 @@ def _title(text: str, sep: str, file: str, sep_given: bool) -> tuple[int, str, s
             continue
         finally:
             csv.field_size_limit(limit)
-        if not records or (other == sep and named(records[0][1])):
+        if not records or (other == sep and names(records[0][1], 1)):
             return nothing
         for k in range(1, len(records) - 1):
-            if named(records[k][1]) >= 2:
+            if names(records[k][1], 2):
+                lines = text.splitlines(keepends=True)  # only when there is a title to pass over
                 start = records[k][0]
                 while start < len(lines) and not lines[start].strip():  # blank lines before the header
                     start += 1

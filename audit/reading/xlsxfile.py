@@ -91,13 +91,20 @@ def _header_row(rows: list[tuple]) -> int:
     above its table); 0 when none does (the first row is the header, and reading says what it could not read)."""
     from audit.reading.fields import field_of
 
-    def named(row: tuple) -> int:
-        return sum(1 for v in row if isinstance(v, str) and v.strip() and field_of(v.strip())[0] is not None)
+    def names(row: tuple, wanted: int) -> bool:
+        """Whether the row's first cells name ``wanted`` fields (a wide header need not be read whole)."""
+        found = 0
+        for v in row[:200]:
+            if isinstance(v, str) and v.strip() and field_of(v.strip())[0] is not None:
+                found += 1
+                if found >= wanted:
+                    return True
+        return False
 
-    if named(rows[0]):
+    if names(rows[0], 1):
         return 0
     for i in range(1, min(len(rows) - 1, _TITLE_ROWS + 1)):
-        if named(rows[i]) >= 2:
+        if names(rows[i], 2):
             return i
     return 0
 
