@@ -14,7 +14,7 @@ import pandas as pd
 
 from audit.claims import RawTable
 from audit.quantities import canonical_column
-from audit.reading.common import drop_empty_unnamed, first_line, header_words, mangle, read_text
+from audit.reading.common import drop_empty_unnamed, first_line, header_words, mangle, names_fields, read_text
 from audit.reading.errors import LoadError
 from audit.reading.registry import Reader, register
 
@@ -86,8 +86,9 @@ def _finish(frame: pd.DataFrame, problems: list[tuple[int, str, str]], file: str
 
 #: How many records a title and remarks above the header may take.
 _TITLE_RECORDS = 10
-#: How many cells of a record the title test reads (a header names its fields among its first columns).
-_TITLE_CELLS = 200
+#: How much of the text the title test reads: the first records of any file (a header of 100,000 columns is
+#: about 700 kB).
+_TITLE_TEXT = 4_000_000
 
 
 def _title(text: str, sep: str, file: str, sep_given: bool) -> tuple[int, str, str, tuple[str, str]]:
@@ -96,24 +97,12 @@ def _title(text: str, sep: str, file: str, sep_given: bool) -> tuple[int, str, s
     separator unless a ``sep=`` line gave it), the records above it are passed over. Returns how many records
     (blank lines are no records), the separator, the text from the header on, and the note that says so; (0, sep,
     text, ...) when the first record is the header."""
-    from audit.reading.fields import field_of
-
-    def names(record: list[str], wanted: int) -> bool:
-        """Whether the record's first cells name ``wanted`` fields (a title test: a wide header need not be read
-        whole, 100,000 columns would take seconds)."""
-        found = 0
-        for cell in record[:_TITLE_CELLS]:
-            if cell.strip() and field_of(cell.strip())[0] is not None:
-                found += 1
-                if found >= wanted:
-                    return True
-        return False
-
     nothing = (0, sep, text, (file, ""))
+    head = text[:_TITLE_TEXT]  # the first records, not a copy of a large file for each separator tried
     for other in (sep,) if sep_given or sep != "," else (",", ";", "\t", "|"):
         limit = csv.field_size_limit(sys.maxsize)
         try:
-            reader = csv.reader(io.StringIO(text, newline=""), delimiter=other, skipinitialspace=True)
+            reader = csv.reader(io.StringIO(head, newline=""), delimiter=other, skipinitialspace=True)
             records: list[tuple[int, list[str]]] = []  # (the line it starts on, counting from 0; its cells)
             line = 0
             for record in reader:
@@ -126,10 +115,10 @@ def _title(text: str, sep: str, file: str, sep_given: bool) -> tuple[int, str, s
             continue
         finally:
             csv.field_size_limit(limit)
-        if not records or (other == sep and names(records[0][1], 1)):
+        if not records or (other == sep and names_fields(records[0][1], 1)):
             return nothing
         for k in range(1, len(records) - 1):
-            if names(records[k][1], 2):
+            if names_fields(records[k][1], 2):
                 lines = text.splitlines(keepends=True)  # only when there is a title to pass over
                 start = records[k][0]
                 while start < len(lines) and not lines[start].strip():  # blank lines before the header

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from audit.claims import RawTable
-from audit.reading.common import drop_empty_unnamed, first_line, header_words, mangle
+from audit.reading.common import drop_empty_unnamed, first_line, header_words, mangle, names_fields
 from audit.reading.errors import LoadError
 from audit.reading.registry import Reader, register
 
@@ -89,22 +89,10 @@ def _header_row(rows: list[tuple]) -> int:
     """Where the header is among the first non-blank rows: the first row when it names a field, else the first
     of the next :data:`_TITLE_ROWS` that names two (a report's sheet often opens with a title, a date or a remark
     above its table); 0 when none does (the first row is the header, and reading says what it could not read)."""
-    from audit.reading.fields import field_of
-
-    def names(row: tuple, wanted: int) -> bool:
-        """Whether the row's first cells name ``wanted`` fields (a wide header need not be read whole)."""
-        found = 0
-        for v in row[:200]:
-            if isinstance(v, str) and v.strip() and field_of(v.strip())[0] is not None:
-                found += 1
-                if found >= wanted:
-                    return True
-        return False
-
-    if names(rows[0], 1):
+    if names_fields(rows[0], 1):
         return 0
     for i in range(1, min(len(rows) - 1, _TITLE_ROWS + 1)):
-        if names(rows[i], 2):
+        if names_fields(rows[i], 2):
             return i
     return 0
 
