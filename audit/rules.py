@@ -3975,9 +3975,9 @@ class ExamplesContradictEpochs(Rule):
             return (f"the epochs {fmt.sig(epochs)} agree with the examples the compute's estimate in its notes counts "
                     f"({f['detail']}: {examples}, {fmt.sig(implied)} epochs of the dataset)")
         than = f"{fmt.ratio(epochs / implied)} fewer" if epochs > implied else f"{fmt.ratio(implied / epochs)} more"
-        return (f"the epochs {fmt.sig(epochs)} (claimed) differ from the {fmt.sig(implied)} that the compute's estimate "
-                f"in its notes counts ({f['detail']}: {examples}, {than} than epochs × dataset size): the epochs or "
-                f"the compute are off by that factor")
+        return (f"the epochs {fmt.sig(epochs)} (claimed) differ from the {fmt.sig(implied)} that the compute's "
+                f"estimate in its notes counts ({f['detail']}: {examples}, {than} than epochs × dataset size): the "
+                f"epochs or the compute are off by that factor")
 
     @classmethod
     def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from audit.columns import map_unique
-from audit.units import RANGE_RE2
+from audit.units import RANGE_RE2, UnitError, parse_value, range_of, strip_qualifiers
 
 # The first number in a cell: digits with optional thousands separators and decimals, and an exponent.
 _NUMBER = re.compile(r"(?P<mantissa>\d[\d,]*(?:\.\d*)?|\.\d+)(?:\s*(?:[eE]|[×xX*·]\s*10\s*\^?\s*)(?P<exp>[-+]?\d+))?")
@@ -55,8 +55,6 @@ def range_ends(text: str) -> tuple[float, float] | None:
     """The two ends of a figure written as a range ("41-42%", "30 to 40 days", "1.2-1.5T": as written, in their
     one scale; "500M to 1.5B": as counts), or None (no range, or ends in units of their own, "2 days to 3 weeks",
     whose precision is then read from the first figure: the narrower reading)."""
-    from audit.units import range_of, strip_qualifiers
-
     text = strip_qualifiers(text)  # "about 41-42%"
     ends = range_of(text) if ("-" in text or "to" in text or "\u2013" in text or "\u2014" in text) else None
     if ends is None:
@@ -68,8 +66,6 @@ def range_ends(text: str) -> tuple[float, float] | None:
     if scale_b.startswith(scale_a):  # one scale, after the second end or after both
         low, high = (float(m.group("mantissa").replace(",", "")) for m in (first, second))
     else:  # each end with its own multiplier ("500M to 1.5B"), read as counts
-        from audit.units import UnitError, parse_value
-
         try:
             low, high = (parse_value(e, "count") for e in ends)
         except UnitError:

@@ -107,21 +107,3 @@ def drop_empty_unnamed(frame: pd.DataFrame) -> pd.DataFrame:
         frame = frame.drop(columns=drop)
     return frame.rename(columns=renames) if renames else frame
 
-
-#: How many cells of a row the title test reads (a header names its fields among its first columns, and a header
-#: of 100,000 columns need not be read whole: that took seconds).
-TITLE_CELLS = 200
-
-
-def names_fields(cells: Sequence[Any], wanted: int) -> bool:
-    """Whether a row's first :data:`TITLE_CELLS` cells name at least ``wanted`` known fields: the test that tells a
-    table's header from a title or remark above it (CSV and spreadsheets)."""
-    from audit.reading.fields import field_of
-
-    found = 0
-    for cell in cells[:TITLE_CELLS]:
-        if isinstance(cell, str) and cell.strip() and field_of(cell.strip())[0] is not None:
-            found += 1
-            if found >= wanted:
-                return True
-    return False

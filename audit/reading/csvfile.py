@@ -14,8 +14,9 @@ import pandas as pd
 
 from audit.claims import RawTable
 from audit.quantities import canonical_column
-from audit.reading.common import drop_empty_unnamed, first_line, header_words, mangle, names_fields, read_text
+from audit.reading.common import drop_empty_unnamed, first_line, header_words, mangle, read_text
 from audit.reading.errors import LoadError
+from audit.reading.fields import names_fields
 from audit.reading.registry import Reader, register
 
 __all__ = ["read_csv", "read_tsv"]

@@ -15,7 +15,7 @@ import difflib
 import math
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -525,3 +525,20 @@ def _nothing_understood(headers: list[str], per_row: bool) -> str:
     more = f" and {len(headers) - 5:,} more" if len(headers) > 5 else ""
     return (f"none of its {what} is understood ({', '.join(shown)}{more}); known fields are such as id, params, "
             f"tokens, compute_flops, hardware, chips, wall_clock_days, chip_hours, mfu (README: Input)")
+
+
+#: How many cells of a row the title test reads (a header names its fields among its first columns, and a header
+#: of 100,000 columns need not be read whole: that took seconds).
+TITLE_CELLS = 200
+
+
+def names_fields(cells: Sequence[Any], wanted: int) -> bool:
+    """Whether a row's first :data:`TITLE_CELLS` cells name at least ``wanted`` known fields: the test that tells a
+    table's header from a title or remark above it (CSV and spreadsheets)."""
+    found = 0
+    for cell in cells[:TITLE_CELLS]:
+        if isinstance(cell, str) and cell.strip() and field_of(cell.strip())[0] is not None:
+            found += 1
+            if found >= wanted:
+                return True
+    return False

@@ -22,8 +22,8 @@ from audit.columns import map_unique, objects_of
 from audit.quantities import BY_NAME, INPUT_QUANTITIES, PER_CHIP_SCOPE, PRECISION_ALIASES, TEXT_FIELDS
 from audit.reading.fields import field_of, per_chip_header_unit, refused_header_unit, unit_fits
 from audit.resources import schema_path
-from audit.units import (BOUND_RE2, RANGE_RE2, bound_of, range_of, strip_qualifiers, is_bare_number, is_placeholder, parse_distinct, parse_series,
-                         per_device_rate)
+from audit.units import (BOUND_RE2, RANGE_RE2, bound_of, is_bare_number, is_placeholder, parse_distinct, parse_series,
+                         per_device_rate, range_of, strip_qualifiers)
 
 if TYPE_CHECKING:  # pyarrow is imported on first use
     import pyarrow as pa
@@ -277,18 +277,21 @@ def _parse_quantity(col: pd.Series, kind: str, unit_codes: np.ndarray, units: li
 
 def _say_bounds(cell_text: np.ndarray, used: np.ndarray, label: str, name: str,
                 add_reading: Callable[..., None], coded: Coded | None = None) -> None:
-    """Say (V011) where a figure used was written as a bound ("less than 400K GPU-hours", "over 2T tokens").
+    """Say (V011) where a figure used was written as a bound ("less than 400K GPU-hours", "over 2T tokens") or a
+    range ("41-42%").
     ``coded``: the cells as :func:`_coded_texts` read them, when they were."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     # Arrow's regular expressions over the whole column (or its distinct texts); only the cells that match are read
     # one by one.
+    texts = pa.array(cell_text, type=pa.string(), from_pandas=True) if coded is None else None
+
     def matching(pattern: str) -> np.ndarray:
-        if coded is None:
-            texts = pa.array(cell_text, type=pa.string(), from_pandas=True)
+        if texts is not None:
             return pc.match_substring_regex(texts, pattern, ignore_case=True).fill_null(False).to_numpy(
                 zero_copy_only=False)
+        assert coded is not None
         matched = pc.match_substring_regex(coded.distinct, pattern, ignore_case=True)
         return np.append(matched.to_numpy(zero_copy_only=False), False)[coded.codes]  # code -1: missing
 

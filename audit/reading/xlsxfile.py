@@ -20,8 +20,9 @@ import numpy as np
 import pandas as pd
 
 from audit.claims import RawTable
-from audit.reading.common import drop_empty_unnamed, first_line, header_words, mangle, names_fields
+from audit.reading.common import drop_empty_unnamed, first_line, header_words, mangle
 from audit.reading.errors import LoadError
+from audit.reading.fields import names_fields
 from audit.reading.registry import Reader, register
 
 __all__ = ["read_xlsx"]
