@@ -524,8 +524,13 @@ class RelationRule(Rule):
             text += "; " + cls._precision_text(result, row)
         if loose:
             ok_tol = result.config.tolerance(cls.code)[0]
-            text += (f"; {cls.code} is ok within a factor {fmt.sig(ok_tol)} (`train-audit rules {cls.code}` says "
-                     f"why)")
+            goodput = cls.goodput_quantity and result.config.goodput.get(cls.code)
+            if goodput and abs(math.log(r)) > math.log(ok_tol) + _SLACK:  # only the goodput side accepts it
+                text += (f"; a stated {label(cls.goodput_quantity)} above the implied one is ok within a factor "
+                         f"{fmt.sig(goodput[0])}, the goodput of a run (`train-audit rules {cls.code}` says why)")
+            else:
+                text += (f"; {cls.code} is ok within a factor {fmt.sig(ok_tol)} (`train-audit rules {cls.code}` says "
+                         f"why)")
         if cls.uses_peak and bool(result.cell("hardware", row, "precision_assumed")):
             text += f"; precision not stated, {result.cell('hardware', row, 'precision')} assumed"
         return text

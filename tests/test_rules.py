@@ -146,3 +146,17 @@ def test_rules_shows_a_rules_tolerance(cli_run):
     assert "**Tolerance.** ok within a factor 2, warning within 4, error beyond." in res.stdout
     res = cli_run("rules", "C001", "--format", "json")
     assert json.loads(res.stdout)[0]["tolerance"].startswith("ok within a factor 2, warning within 4")
+
+
+def test_an_ok_that_only_the_goodput_side_accepts_says_so():
+    """C003's ok tolerance is 1.25 but a stated MFU above the implied one is ok within 1.5 (goodput): 7B params,
+    7.327e12 tokens, 1,000 H100 for 10 days give 6 × 7e9 × 7.327e12 / (1000 × 864,000 s × 989.4e12) = 36.0 %
+    against 50 % stated (1.39x): the words name the goodput factor, not C003's 1.25."""
+    result = check_records([{"id": "g", "params": 7e9, "tokens": 7.327e12, "hardware": "H100", "chips": 1000,
+                             "wall_clock_days": 10, "mfu": 0.5, "precision": "bf16"}])
+    f = result.findings
+    row = f[f["rule"] == "C003"].iloc[0]
+    assert str(row["severity"]) == "ok" and float(row["ratio"]) == pytest.approx(0.5 / 0.3600, rel=2e-3)
+    text = RULES["C003"].message(result, row)
+    assert "a stated MFU above the implied one is ok within a factor 1.5, the goodput of a run" in text
+    assert "within a factor 1.25" not in text
