@@ -354,3 +354,20 @@ def test_a_placeholder_for_an_unknown_figure_is_not_stated_not_invalid(tmp_path,
     said = {f["quantity"]: f["message"] for f in claim["findings"] if f["rule"] == "V003"}
     assert set(said) == {"compute_flops", "hardware", "mfu"}, said
     assert all(repr(placeholder.strip()) in m and "placeholder" in m for m in said.values()), said
+
+
+def test_a_semicolon_file_says_a_comma_between_thousands_may_be_a_decimal_comma(tmp_path):
+    """In a ';'-separated export (a European spreadsheet), '7,000' may be 7.000: it is read as 7000, as before,
+    but no longer without a word; the note names each column, how many such cells and the first. A ','-separated
+    file's '1,024' is thousands, and says nothing."""
+    path = tmp_path / "eu.csv"
+    path.write_text("id;params;tokens;chips\nrun-a;7,000;2T;8\n\nrun-b;7B;2T;1,024\n")
+    claims = load([str(path)])
+    assert claims.values["params"].tolist()[0] == 7000 and claims.values["chips"].tolist()[1] == 1024
+    assert claims.notes == [(str(path), "figures with a comma between groups of three digits are read as thousands "
+                                        "('params': 1, such as '7,000' (row 2), 'chips': 1, such as '1,024' (row 3)); "
+                                        "in a file separated by ';', as spreadsheets in many European locales write "
+                                        "it, the comma may be a decimal point: check those figures")]
+    plain = tmp_path / "en.csv"
+    plain.write_text('id,params,tokens,chips\nrun-b,7B,2T,"1,024"\n')
+    assert load([str(plain)]).notes == []

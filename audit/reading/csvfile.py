@@ -69,7 +69,36 @@ def read_csv(path: Path, file: str, data: bytes | None = None, sep: str = ",") -
     other = _other_separator(frame, sep) if sep == "," and not hint else None
     if other:  # "id;params;tokens" as one column: a spreadsheet export with another separator
         return read_csv(path, file, data=text.encode("utf-8"), sep=other)
-    return _finish(frame, problems, file, empty_is_missing=True)
+    table = _finish(frame, problems, file, empty_is_missing=True)
+    if sep == ";":
+        table.notes = [*_comma_groups(table.frame, np.asarray(table.rows), file), *table.notes]
+    return table
+
+
+#: A figure whose only separators are commas between groups of three digits ("7,000", "1,024"): thousands in
+#: English, but a decimal comma and three decimals where ';' separates the cells (a European spreadsheet export).
+_COMMA_GROUPED = r"^\s*[0-9]{1,3}(?:,[0-9]{3})+\s*$"
+
+
+def _comma_groups(frame: pd.DataFrame, rows: np.ndarray, file: str) -> list[tuple[str, str]]:
+    """A note on a ';'-separated file whose cells write a figure such as "7,000": read as 7000, the comma taken
+    for a thousands separator, where the file's locale may mean 7.000; the first such cell is quoted. A decimal
+    comma that cannot be thousands ("0,45") is refused cell by cell when read."""
+    seen: list[tuple[str, int, str]] = []  # (column, the number of such cells, the first one quoted with its row)
+    for column in frame.columns:
+        values = frame[column]
+        if values.dtype != object:
+            continue
+        found = values.astype("string").str.fullmatch(_COMMA_GROUPED).fillna(False).to_numpy(dtype=bool)
+        if found.any():
+            first = int(np.flatnonzero(found)[0])
+            seen.append((str(column), int(found.sum()), f"{values.iat[first]!r} (row {int(rows[first])})"))
+    if not seen:
+        return []
+    where = ", ".join(f"{column!r}: {count:,}, such as {shown}" for column, count, shown in seen[:5])
+    return [(file, f"figures with a comma between groups of three digits are read as thousands ({where}); in a file "
+                   f"separated by ';', as spreadsheets in many European locales write it, the comma may be a decimal "
+                   f"point: check those figures")]
 
 
 def _finish(frame: pd.DataFrame, problems: list[tuple[int, str, str]], file: str,
