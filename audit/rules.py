@@ -3321,8 +3321,9 @@ class _ReferenceBound(Rule):
         rows = np.flatnonzero(_stated(state, *cls.triggers) & np.isfinite(v) & (v > 0))
         x = v[rows]
         lam = state.precision[cls.quantity].to_numpy(dtype=float)[rows] + _SLACK
-        sev = np.where(np.log(x / hi) > lam, cls.above, np.where((lo > 0) & (np.log(x / max(lo, 1e-300)) < -lam),
-                                                                 cls.below, "ok"))
+        with np.errstate(over="ignore"):  # a figure near the float range's top over a bound near 0: inf, above it
+            sev = np.where(np.log(x / hi) > lam, cls.above,
+                           np.where((lo > 0) & (np.log(x / max(lo, 1e-300)) < -lam), cls.below, "ok"))
         expected = np.where(x > hi, hi, np.where(x < lo, lo, hi))
         detail = state.source[cls.quantity].to_numpy(dtype=object)[rows]
         return findings_part(rows, cls.code, sev.astype(object), cls.quantity, x, expected, detail=detail)
