@@ -56,7 +56,7 @@ def range_ends(text: str) -> tuple[float, float] | None:
     one scale; "500M to 1.5B": as counts), or None (no range, or ends in units of their own, "2 days to 3 weeks",
     whose precision is then read from the first figure: the narrower reading)."""
     text = strip_qualifiers(text)  # "about 41-42%"
-    ends = range_of(text) if ("-" in text or "to" in text or "\u2013" in text or "\u2014" in text) else None
+    ends = range_of(text)
     if ends is None:
         return None
     first, second = (_NUMBER.match(e.strip()) for e in ends)

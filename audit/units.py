@@ -912,7 +912,10 @@ def range_of(text: object) -> tuple[str, str] | None:
     first below the second, both readable) is for :func:`parse_value` to find."""
     if not isinstance(text, str):
         return None
-    m = _RANGE_RE.match(text.translate(_DASHES))
+    text = text.translate(_DASHES)
+    if "-" not in text and "to" not in text and "\u2014" not in text:  # most cells: no regex
+        return None
+    m = _RANGE_RE.match(text)
     if m is None:
         return None
     b = m.group("b").strip()
@@ -939,7 +942,7 @@ def _parse_range(raw: str, kind: str) -> float | None:
 
 def _parse_text(raw: str, kind: str) -> float:
     """One text cell as a float in the canonical unit of ``kind``."""
-    middle = _parse_range(raw, kind) if "-" in raw or "to" in raw or "\u2013" in raw or "\u2014" in raw else None
+    middle = _parse_range(raw, kind)
     if middle is not None:
         return middle
     number = _read_number(raw, kind)

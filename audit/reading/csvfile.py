@@ -7,7 +7,9 @@ import io
 import re
 import sys
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 import pandas as pd
@@ -130,21 +132,19 @@ def _title(text: str, sep: str, file: str, sep_given: bool) -> tuple[int, str, s
     nothing = (0, sep, text, (file, ""))
     head = text[:_TITLE_TEXT]  # the first records, not a copy of a large file for each separator tried
     for other in (sep,) if sep_given or sep != "," else (",", ";", "\t", "|"):
-        limit = csv.field_size_limit(sys.maxsize)
         try:
-            reader = csv.reader(io.StringIO(head, newline=""), delimiter=other, skipinitialspace=True)
-            records: list[tuple[int, list[str]]] = []  # (the line it starts on, counting from 0; its cells)
-            line = 0
-            for record in reader:
-                start, line = line, reader.line_num
-                if any(cell.strip() for cell in record):
-                    records.append((start, record))
-                if len(records) > _TITLE_RECORDS + 1:
-                    break
+            with _any_cell_size():
+                reader = csv.reader(io.StringIO(head, newline=""), delimiter=other, skipinitialspace=True)
+                records: list[tuple[int, list[str]]] = []  # (the line it starts on, counting from 0; its cells)
+                line = 0
+                for record in reader:
+                    start, line = line, reader.line_num
+                    if any(cell.strip() for cell in record):
+                        records.append((start, record))
+                    if len(records) > _TITLE_RECORDS + 1:
+                        break
         except csv.Error:
             continue
-        finally:
-            csv.field_size_limit(limit)
         if not records or (other == sep and names_fields(records[0][1], 1)):
             return nothing
         for k in range(1, len(records) - 1):
@@ -161,6 +161,16 @@ def _title(text: str, sep: str, file: str, sep_given: bool) -> tuple[int, str, s
     return nothing
 
 
+@contextmanager
+def _any_cell_size() -> Iterator[None]:
+    """The csv module reading cells of any size (it refuses cells over 128 KiB; pandas does not), as before after."""
+    limit = csv.field_size_limit(sys.maxsize)
+    try:
+        yield
+    finally:
+        csv.field_size_limit(limit)
+
+
 #: Above this many columns a CSV file is read by the csv module into one block of cells (pandas' parser makes one
 #: Series per column, about 70 µs each); the cells are the same text either way.
 WIDE = 2000
@@ -168,28 +178,25 @@ WIDE = 2000
 
 def _header_width(text: str, sep: str) -> int:
     """How many cells the header (the first record that is not blank) has."""
-    limit = csv.field_size_limit(sys.maxsize)
     try:
-        for record in csv.reader(io.StringIO(text, newline=""), delimiter=sep, skipinitialspace=True):
-            if record:
-                return len(record)
+        with _any_cell_size():
+            for record in csv.reader(io.StringIO(text, newline=""), delimiter=sep, skipinitialspace=True):
+                if record:
+                    return len(record)
     except csv.Error:
         return 0  # pandas' parser then says what is wrong
-    finally:
-        csv.field_size_limit(limit)
     return 0
 
 
 def _read_wide_csv(text: str, file: str, sep: str) -> tuple[pd.DataFrame, list[tuple[int, str, str]]]:
     """A CSV file with thousands of columns, read by the csv module: cells as text, one object block. Rows longer
     than the header are kept and made invalid, as by :func:`_read_ragged_csv`."""
-    limit = csv.field_size_limit(sys.maxsize)
     try:
-        records = [r for r in csv.reader(io.StringIO(text, newline=""), delimiter=sep, skipinitialspace=True) if r]
+        with _any_cell_size():
+            records = [r for r in csv.reader(io.StringIO(text, newline=""), delimiter=sep, skipinitialspace=True)
+                       if r]
     except csv.Error as exc:
         raise LoadError(file, f"not readable as CSV: {first_line(exc)}") from None
-    finally:
-        csv.field_size_limit(limit)
     header, body = records[0], records[1:]
     width = len(header)
     cells = np.full((len(body), width), None, dtype=object)
@@ -235,17 +242,15 @@ def _read_ragged_csv(text: str, file: str, options: dict) -> tuple[pd.DataFrame,
     Only for malformed files: the csv module counts the cells per row, then pandas reads the file again with
     that many columns so cells are read exactly as in the normal path.
     """
-    limit = csv.field_size_limit(sys.maxsize)  # the csv module refuses cells over 128 KiB; pandas does not
     try:
-        widths = [len(r) for r in csv.reader(io.StringIO(text, newline=""), delimiter=options["sep"],
-                                             skipinitialspace=True) if r]
+        with _any_cell_size():
+            widths = [len(r) for r in csv.reader(io.StringIO(text, newline=""), delimiter=options["sep"],
+                                                 skipinitialspace=True) if r]
         header_width, width = (widths[0], max(widths)) if widths else (0, 0)
         wide = pd.read_csv(io.StringIO(text), header=None, names=range(width),
                            **{k: v for k, v in options.items() if k != "index_col"})
     except (csv.Error, pd.errors.ParserError, ValueError) as exc:
         raise LoadError(file, f"not readable as CSV: {first_line(exc)}") from None
-    finally:
-        csv.field_size_limit(limit)
     header = [str(h) if isinstance(h, str) else "" for h in wide.iloc[0].tolist()]
     n_named = max(header_width, 1)
     names = mangle(header[:n_named])
