@@ -196,13 +196,15 @@ _QUALIFIER_RE = re.compile(
     r"(?:[~≈≃∼]|>=|<=|[><≥≤]"
     r"|(?:about|approx|approximately|around|roughly|circa|ca|nearly|almost|over|under|more than|less than"
     r"|fewer than|no more than|no less than|not more than|at least|at most|up to|upwards of|just over|just under"
-    r"|within|below|above|exceeding|in excess of|est|estimated)\.?(?![a-z]))\s*",
+    r"|within|below|above|exceeds|exceeded|exceeding|surpasses|surpassing|in excess of|est|estimated)\.?(?![a-z]))\s*",
     re.IGNORECASE,
 )
 # The qualifiers of a bound: the figure is a limit, not the value ("less than 3K GPU-weeks", "15T+ tokens").
 _UPPER_WORDS = r"under|less than|fewer than|no more than|not more than|at most|up to|within|below|just under"
-_LOWER_WORDS = r"over|more than|no less than|at least|upwards of|above|exceeding|in excess of|just over"
-_PLUS_AFTER = r"^[^+]*[0-9.]\s*[A-Za-z]*\+(?:\s|$)"  # "15T+ tokens", "15+ trillion"
+# Verbs too, as papers write them ("exceeds 180 TFLOPS": Baichuan 2, Sec. 2.6).
+_LOWER_WORDS = (r"over|more than|no less than|at least|upwards of|above|exceeds|exceeded|exceeding|surpasses"
+                r"|surpassing|in excess of|just over")
+_PLUS_AFTER = r"^[^+]*[0-9.]\s*[A-Za-z%]*\+(?:\s|$)"  # "15T+ tokens", "15+ trillion", "40%+"
 #: A "+" after the scale word or letter that follows a number ("T+ tokens"), as :data:`_PLUS_AFTER` finds it.
 _SCALE_PLUS_RE = re.compile(r"^([A-Za-z]+)\+(?=\s|$)")
 _UPPER_BOUND_RE = re.compile(rf"^\s*(?:<=?|≤|(?:{_UPPER_WORDS})(?![a-z]))", re.IGNORECASE)
@@ -236,6 +238,9 @@ _NUM_RE = re.compile(
 )
 # "× 10^23", "x 10^23", "*10**23", "·10^23" after a mantissa.
 _TIMES_TEN_RE = re.compile(r"\s*[×xX*·⋅∙]\s*10\s*(?:\^|\*\*)\s*(?P<exp>[+-]?[0-9]+)")
+# "2.1 x 10e21" (SantaCoder's model card): 10e21 is 1e22, but the writer most likely meant × 10^21. Either reading
+# may be wrong by 10x, so the cell is refused with both.
+_TIMES_TEN_E_RE = re.compile(r"\s*[×xX*·⋅∙]\s*10\s*[eE]\s*(?P<exp>[+-]?[0-9]+)")
 # "10^24", "2^30": an integer base raised to a power.
 _POWER_RE = re.compile(r"\s*(?:\^|\*\*)\s*(?P<exp>[+-]?[0-9]+)")
 
@@ -316,6 +321,12 @@ _BYTE_WORD_PREFIX: dict[str, tuple[int, int]] = {  # name -> (decimal exponent, 
 }
 
 _PERCENT_RE = re.compile(r"%|percent|per\s?cent|pct", re.IGNORECASE)
+#: A utilization's own name beside its figure, as papers write it ("12.8 % MFU", "MFU 40%", "56.5% FLOPS
+#: utilization": LaMDA, Sec. 10; "40 % (MFU)"). The field says which utilization it is; a cell that names the
+#: other one (an MFU field saying HFU) is refused by the reader (:mod:`audit.reading.normalize`).
+_UTILIZATION_NAME = r"(?:mfu|hfu|(?:(?:model|hardware)\s+)?flops?\s+utili[sz]ation|utili[sz]ation)"
+_UTILIZATION_AFTER_RE = re.compile(rf"\s*(?:\(\s*{_UTILIZATION_NAME}\s*\)|{_UTILIZATION_NAME})$", re.IGNORECASE)
+_UTILIZATION_BEFORE_RE = re.compile(rf"{_UTILIZATION_NAME}\s*(?:of\b|[:=])?\s*", re.IGNORECASE)
 
 # Durations. A month is 1/12 of a Julian year, and a year is the Julian year of 365.25 days (IAU), the
 # usual convention for converting "3.5 months" of training. Each entry is (num, den) in days.
@@ -571,6 +582,7 @@ def _unit_bytes(rest: str) -> _Scale:
 
 
 def _unit_fraction(rest: str) -> _Scale:
+    rest = _UTILIZATION_AFTER_RE.sub("", rest).strip()  # "% MFU", "% (MFU)"
     if not rest:
         return _ONE
     if _PERCENT_RE.fullmatch(rest):
@@ -813,6 +825,8 @@ def _read_number(raw: str, kind: str) -> _Number | None:
     # the value is approximate or a bound; the number written is the value (a bound is said: V011). They may
     # stand before a dollar sign ("under $2 million") or after it ("$~2M").
     s = _without_qualifiers(s)
+    if kind == "fraction" and (named := _UTILIZATION_BEFORE_RE.match(s)):  # "MFU 40%", "MFU of about 40 %"
+        s = _without_qualifiers(s[named.end():])
     if kind in _MONEY_KINDS:  # "$5.6M", "US$ 2", "USD 5.576 million": US dollars only
         s = _without_qualifiers(_DOLLAR_RE.sub("", s, count=1).strip())
     if _CURRENCY_RE.search(s):
@@ -831,6 +845,13 @@ def _read_number(raw: str, kind: str) -> _Number | None:
     pos = m.end()
     base_power: int | None = None
 
+    ambiguous = _TIMES_TEN_E_RE.match(s, pos)
+    if ambiguous:
+        mantissa = s[m.start():pos].strip()
+        power = int(ambiguous.group("exp"))
+        raise _error(raw, kind, f"{ambiguous.group(0).strip()!r} is ambiguous: as written 10e{power} is "
+                                f"1e{power + 1}, but it usually means × 10^{power}; write {mantissa}e{power} or "
+                                f"{mantissa}e{power + 1}")
     t = _TIMES_TEN_RE.match(s, pos)
     if t:  # 3.14 × 10^23
         exp10 += int(t.group("exp"))
@@ -984,6 +1005,9 @@ def is_bare_number(value: object) -> bool:
 def _header_scale(unit: str, kind: str) -> _Scale:
     """The scale of a unit named alone (a column header's ``hours``): the unit of ``1 <unit>`` read as ``kind``,
     with a power of ten written in it (``×10^3 hours``) folded in. Computed once per unit and kind."""
+    if kind == "fraction" and _UTILIZATION_AFTER_RE.fullmatch(f" {unit.strip()}"):
+        # A cell may name its utilization beside the figure ("40 % MFU"); a header's "(MFU)" names no unit.
+        raise _error(unit, kind, f"{unit!r} is not a unit")
     first: UnitError | None = None
     for text in _header_unit_texts(unit, kind):
         try:

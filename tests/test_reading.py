@@ -371,3 +371,18 @@ def test_a_semicolon_file_says_a_comma_between_thousands_may_be_a_decimal_comma(
     plain = tmp_path / "en.csv"
     plain.write_text('id,params,tokens,chips\nrun-b,7B,2T,"1,024"\n')
     assert load([str(plain)]).notes == []
+
+
+def test_a_utilization_cell_naming_the_other_utilization_is_refused(tmp_path):
+    """A cell may name its utilization ("12.8 % MFU"); one that names the other ("52 % HFU" under mfu) would check the
+    wrong figure (HFU exceeds MFU by the recomputation, 4/3 for full recomputation), so it is refused, naming the
+    field it belongs to, and the claim's other cells are read."""
+    path = tmp_path / "u.csv"
+    path.write_text("id,mfu,hfu\nright,12.8 % MFU,\nswapped,52 % HFU,\nother,,MFU 39%\n", encoding="utf-8")
+    claims = load([str(path)])
+    np.testing.assert_allclose(claims.values["mfu"], [0.128, np.nan, np.nan])
+    assert claims.values["hfu"].isna().all()
+    bad = {(int(r), f): m for r, f, m in claims.invalid[["row", "field", "message"]].itertuples(index=False)}
+    assert set(bad) == {(1, "mfu"), (2, "hfu")}
+    assert "'52 % HFU' names the HFU" in bad[1, "mfu"] and "give it as hfu" in bad[1, "mfu"]
+    assert "'MFU 39%' names the MFU" in bad[2, "hfu"] and "give it as mfu" in bad[2, "hfu"]

@@ -16,6 +16,7 @@ from audit.units import (
     bound_of,
     parse_series,
     parse_value,
+    unit_scale,
 )
 
 PF_DAY = 1e15 * 86400  # one petaflop/s-day in FLOP
@@ -442,6 +443,10 @@ def test_pf_days_are_not_accelerator_hours() -> None:
     ("15T+ tokens", "count", 15e12, "lower"),  # Llama 3's model card: "15T+" tokens
     ("15 trillion+ tokens", "count", 15e12, "lower"),
     (">= 1T", "count", 1e12, "lower"),
+    ("exceeds 180 TFLOPS", "flops_rate", 180e12, "lower"),  # Baichuan 2 (Yang et al. 2023), Sec. 2.6, verbatim
+    ("exceeded 2T tokens", "count", 2e12, "lower"),
+    ("surpasses 40%", "fraction", 0.40, "lower"),
+    ("40%+", "fraction", 0.40, "lower"),
     ("~16 days", "days", 16, None),
     ("about 2T tokens", "count", 2e12, None),
     ("3.14e+23 FLOP", "flop", 3.14e23, None),
@@ -449,6 +454,42 @@ def test_pf_days_are_not_accelerator_hours() -> None:
 def test_a_bound_is_read_as_the_number_written_and_known_for_a_bound(text, kind, value, bound) -> None:
     assert parse_value(text, kind) == pytest.approx(value)
     assert bound_of(text) == bound
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("12.8 % MFU", 0.128),  # Zamba-style "x % MFU"
+    ("about 13 % MFU", 0.13),
+    ("40 % (MFU)", 0.40),
+    ("40% model FLOPs utilization", 0.40),
+    ("56.5% FLOPS utilization", 0.565),  # LaMDA (Thoppilan et al. 2022), Sec. 10: "56.5% FLOPS utilization"
+    ("MFU 40%", 0.40),
+    ("MFU: 41.5 %", 0.415),
+    ("0.462 MFU", 0.462),
+    ("HFU of 52%", 0.52),
+])
+def test_a_utilization_may_name_itself_beside_its_figure(text, value) -> None:
+    # The number is the figure; which utilization the name says is the reader's to check against the field
+    # (tests/test_reading.py: an MFU field whose cell says HFU is refused).
+    assert parse_value(text, "fraction") == pytest.approx(value)
+
+
+def test_a_utilization_name_is_no_header_unit() -> None:
+    with pytest.raises(UnitError, match="not a unit"):
+        unit_scale("(MFU)", "fraction")
+
+
+@pytest.mark.parametrize(("text", "readings"), [
+    ("2.1 x 10e21", ("2.1e21", "2.1e22")),  # SantaCoder's model card: "Total FLOPS: 2.1 x 10e21"
+    ("2.1x10e21 FLOPs", ("2.1e21", "2.1e22")),
+    ("3 × 10e-2", ("3e-2", "3e-1")),
+])
+def test_times_ten_e_is_refused_naming_both_readings(text, readings) -> None:
+    # 10e21 is 10 × 10^21 = 1e22 as written, while "x 10e21" is usually meant as × 10^21: a 10x question only the
+    # writer can answer.
+    with pytest.raises(UnitError, match="ambiguous") as err:
+        parse_value(text, "flop")
+    assert all(r in str(err.value) for r in readings)
+    assert parse_value("2.1 x 10^21", "flop") == 2.1e21
 
 
 @pytest.mark.parametrize("text", ["$98.32/node-hour", "$98.32 per instance hour", "12 USD per server-hour"])

@@ -252,6 +252,34 @@ def _refused_by_header(name: str, source: pd.Categorical | None, mapped: dict[st
     return (rows, per_row) if rows.any() else None
 
 
+#: The words of the other utilization in an MFU or HFU cell ("40% HFU" under mfu), and the field it belongs to, in
+#: the syntax of Arrow's regular expressions (RE2).
+_OTHER_UTILIZATION: dict[str, tuple[str, str]] = {"mfu": (r"(?i)\bhfu\b|hardware\s+flops?", "hfu"),
+                                                  "hfu": (r"(?i)\bmfu\b|model\s+flops?", "mfu")}
+
+
+def _names_other_utilization(name: str, cell_text: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The cells of an MFU (HFU) column that name the other utilization ("40% HFU"), with why: read as the
+    field's own they would check the wrong figure (the units reader accepts a utilization's name beside its
+    number); None when there are none."""
+    other = _OTHER_UTILIZATION.get(name)
+    if other is None or not pd.notna(cell_text).any():
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    pattern, field = other
+    texts = pa.array(np.where(pd.notna(cell_text), cell_text, None), type=pa.string())
+    said = pc.fill_null(pc.match_substring_regex(texts, pattern), False).to_numpy(zero_copy_only=False)
+    if not said.any():
+        return None
+    why = (f"names the {BY_NAME[field].label} ({BY_NAME[field].description}), not the {BY_NAME[name].label}: "
+           f"give it as {field}")
+    messages = np.full(len(said), None, dtype=object)
+    messages[said] = [f"{text!r} {why}" for text in cell_text[said].tolist()]  # the few cells that do
+    return said, messages
+
+
 def _parse_quantity(col: pd.Series, kind: str, unit_codes: np.ndarray, units: list[str | None],
                     cell_text: np.ndarray) -> tuple[np.ndarray, pd.Series]:
     """Parse one quantity column whose rows were read under header units (``units[unit_codes[row]]``); each
@@ -437,6 +465,10 @@ def normalize(raw: RawTable) -> Claims:
         text_a[:, j] = cell_text
         parsed = np.asarray(parsed, dtype=float)
         refused = _refused_by_header(name, raw.sources.get(name), raw.header_units, col)
+        other = _names_other_utilization(name, cell_text)
+        if other is not None:
+            refused = other if refused is None else (refused[0] | other[0],
+                                                     np.where(other[0], other[1], refused[1]))
         if refused is not None:
             rows, messages = refused
             parsed = np.where(rows, np.nan, parsed)
