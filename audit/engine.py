@@ -38,7 +38,8 @@ from audit.state import Prefill, WorkState, effective_params, refresh_effective,
 
 #: Quantities the engine works with: the inputs, internal helpers and the derived-only ones.
 WORK_COLUMNS: tuple[str, ...] = (*INPUT_QUANTITIES, "n_eff", "catalog_peak", "memory_per_chip", "flops_per_token",
-                                 "recompute_factor", "tokens_per_param", "training_state_bytes", "min_chips_memory")
+                                 "recompute_factor", "tokens_per_param", "training_state_bytes", "min_chips_memory",
+                                 "throughput_per_chip")
 
 #: Quantities that only ever come from the catalog or the architecture (never solved for).
 CATALOG_ONLY: frozenset[str] = frozenset({"catalog_peak", "memory_per_chip", "flops_per_token", "recompute_factor"})
@@ -48,8 +49,10 @@ CATALOG_ONLY: frozenset[str] = frozenset({"catalog_peak", "memory_per_chip", "fl
 _TPU_SLICE = re.compile(r"^\s*(?:google\s+)?(?:cloud\s+)?(?:tpu[\s_-]*)?(v\d+[a-z]*|v5litepod|v6e?)\s*-\s*(\d+)"
                         r"(?:\s+(?:tpu\s+)?(?:pod|slice))?\s*$", re.I)
 
-#: The detail of the V003 note on a throughput per accelerator that no accelerator count makes the cluster's.
-PER_CHIP_RATE_UNUSED = "per-chip-rate"
+#: The catalog's unit of a wafer-scale engine (Cerebras WSE-2, WSE-3). Its memory is on-wafer SRAM, and large models
+#: train in weight-streaming mode, the weights held off the wafer (MemoryX) and streamed in layer by layer (Cerebras-GPT,
+#: Dey et al. 2023, Sec. 2: 111M-13B on CS-2 systems): chips × memory bounds nothing, so M001 does not apply.
+WAFER_UNIT = "wafer"
 
 #: TensorCores per chip by TPU generation (Google Cloud TPU docs: v2-v4 and v5p have 2, v5e and v6e have 1).
 _TPU_CORES_PER_CHIP = {"v2": 2, "v3": 2, "v4": 2, "v5p": 2, "v5e": 1, "v5litepod": 1, "v6e": 1, "v6": 1}
@@ -157,10 +160,12 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
         return np.nan if value is None else value
 
     def memory_of(aid: str | None, ids: tuple[str, ...] | None, chips: tuple[float, ...] | None) -> float:
+        parts = [catalog.by_id(aid)] if aid is not None else [catalog.by_id(i) for i in ids or ()]
+        if any(p.unit == WAFER_UNIT for p in parts):
+            return np.nan  # weights stream from off-wafer memory: no memory bound to check (WAFER_UNIT)
         if aid is not None:
-            return catalog.by_id(aid).memory_gb * 1e9
-        value = mix_memory_gb([catalog.by_id(i) for i in ids], None if chips is None else list(chips)) \
-            if ids is not None else None
+            return parts[0].memory_gb * 1e9
+        value = mix_memory_gb(parts, None if chips is None else list(chips)) if ids is not None else None
         return np.nan if value is None else value * 1e9
 
     # The peak once per distinct (hardware, precision) pair.
@@ -276,20 +281,18 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     # count against it.
     state.set_derived("chips", hw["counted_chips"].to_numpy(dtype=float), "H004")
 
-    # A throughput stated per accelerator ("380 tokens/s/GPU", throughput_scope "per GPU") is the cluster's
-    # divided by the chips: the relations use the cluster's.
+    # A throughput stated per accelerator ("380 tokens/s/GPU", throughput_scope "per GPU") is the stated throughput
+    # per chip (C021 ties it to the tokens and chip-hours: the chips cancel), and the cluster's is it times the
+    # chips, which the other relations use.
     per_chip = _per_text(state.info("throughput_scope"),
                          lambda t: t is not None and PER_CHIP_SCOPE.search(t) is not None, bool)
-    unused: FindingsPart | None = None
     if per_chip.any():
-        rate = state.col("throughput_tokens_per_s")
-        rows = per_chip & ~np.isnan(rate)
-        state.unstate(rows, "throughput_tokens_per_s")
-        state.set_derived("throughput_tokens_per_s", np.where(rows, rate * state.col("chips"), np.nan),
-                          "throughput per chip × chips", precision=precision["throughput_tokens_per_s"].to_numpy())
-        unused = _per_chip_rate_unused(state, rows, rate)
+        rows = per_chip & ~np.isnan(state.col("throughput_tokens_per_s"))
+        state.restate(rows, "throughput_tokens_per_s", "throughput_per_chip")
+        state.set_derived("throughput_tokens_per_s", state.col("throughput_per_chip") * state.col("chips"),
+                          "throughput per chip × chips", precision=precision["throughput_per_chip"].to_numpy())
 
-    parts: list[FindingsPart | None] = [unused, *(_run(rule, state) for rule in rules_of_stage("prefill"))]
+    parts: list[FindingsPart | None] = [*(_run(rule, state) for rule in rules_of_stage("prefill"))]
     for name, given in state.prefill.items():
         values = np.asarray(given.values, dtype=float)
         state.set_derived(name, np.where(np.isfinite(values) & (values > 0), values, np.nan), given.note)
@@ -427,18 +430,6 @@ def rule_dtype(extra: Any = ()) -> "pd.CategoricalDtype":
     """The categories of a findings table's ``rule`` column: every registered rule code (and any in ``extra``),
     sorted, so that every batch of a stream has the same categories and order by rule is order by code."""
     return pd.CategoricalDtype(sorted(set(RULES) | {str(code) for code in extra}))
-
-
-def _per_chip_rate_unused(state: WorkState, rows: np.ndarray, rate: np.ndarray) -> FindingsPart | None:
-    """A throughput stated per accelerator on a claim that states no accelerator count cannot be the cluster's,
-    which the relations use: said (V003, detail ``per-chip-rate``), with the tokens it gives with the chip-hours
-    where they are stated (the chips cancel: tokens = rate × chip-hours × 3600), so that no stated figure is
-    dropped without a word."""
-    lost = np.flatnonzero(rows & np.isnan(state.col("chips")))
-    if not len(lost):
-        return None
-    return findings_part(lost, "V003", "info", "throughput_tokens_per_s", rate[lost],
-                         rate[lost] * state.col("chip_hours")[lost] * 3600.0, detail=PER_CHIP_RATE_UNUSED)
 
 
 def _fill(frame: pd.DataFrame, name: str, values: np.ndarray) -> None:

@@ -131,6 +131,9 @@ QUANTITIES: tuple[Quantity, ...] = (
     Quantity("recompute_factor", "Recompute factor", "", "count", "hardware FLOPs / model FLOPs",
              derived_only=True),
     Quantity("tokens_per_param", "Tokens per parameter", "", "count", "tokens / parameters", derived_only=True),
+    Quantity("throughput_per_chip", "Throughput per chip", "tokens/s", "tokens_rate",
+             "tokens per second per accelerator: a throughput stated per GPU (TinyLlama's 24,000 tokens/s per "
+             "A100), or tokens / (3600 · chip-hours)", derived_only=True),
     Quantity("memory_per_chip", "Memory per chip", "bytes", "bytes", "accelerator memory (catalog)",
              derived_only=True),
     Quantity("training_state_bytes", "Training state", "bytes", "bytes",

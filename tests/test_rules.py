@@ -160,3 +160,16 @@ def test_an_ok_that_only_the_goodput_side_accepts_says_so():
     text = RULES["C003"].message(result, row)
     assert "a stated MFU above the implied one is ok within a factor 1.5, the goodput of a run" in text
     assert "within a factor 1.25" not in text
+
+
+def test_an_accelerator_without_any_published_peak_says_so_not_which_precision_to_state():
+    """Cerebras publishes no dense FLOP/s for its wafers (audit/data/accelerators.csv: no peak at any precision): H002
+    says the hardware figures cannot be checked, not that stating a precision would check them; and its on-wafer
+    memory bounds no weight-streamed model (M001 does not run)."""
+    from audit.api import check_records, findings_frame
+
+    found = findings_frame(check_records([{"id": "cs2", "params": "13B", "hardware": "CS-2", "chips": 16}]))
+    assert found["rule"].astype(str).tolist() == ["H002"]
+    message = str(found["message"].iloc[0])
+    assert "no peak FLOP/s for Cerebras WSE-2 (CS-2) at any precision" in message
+    assert "state the precision" not in message
