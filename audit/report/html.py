@@ -560,7 +560,10 @@ def _question(result: AuditResult, row: int, f: dict[str, Any]) -> str:
     known = name in result.q.columns
     derived_by = _derived_by(result, row, name)
     if rule.invalidates:
-        text = f"ask the authors for a usable {label(name)} figure: {f['message']}"
+        # The cell may be a person's reading the tool does not make ("about half a day"): rewriting it is the
+        # first step, the authors the second.
+        text = (f"rewrite the {label(name)} cell as a figure the tool reads, or ask the authors for one: "
+                f"{f['message']}")
     elif known and claimed is not None and derived_by is not None:
         # A derived figure is nobody's claim (a carbon intensity from emissions over energy): what to question are
         # the stated figures its relation combines, with the finding's own words and numbers.
