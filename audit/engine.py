@@ -388,6 +388,10 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
                           "M001")
 
     parts.extend(_run(rule, state) for rule in rules_of_stage("check"))
+    # Rules that say what the others found or did not (V014: nothing could be checked).
+    state.findings_so_far = [p for p in parts if p is not None]
+    parts.extend(_run(rule, state) for rule in rules_of_stage("summary"))
+    state.findings_so_far = []
     # The closures refer to the state that holds them: without this cycle the work frames are freed as soon as the
     # audit returns, not at the garbage collector's next full pass (a stream of batches grew by a batch's work
     # frames each time until then: 850 MiB → 2.1 GiB over seven batches of 100,000 claims).

@@ -30,7 +30,7 @@ from audit.columns import map_unique
 from audit.config import Config
 from audit.findings import SEVERITIES, SEVERITY_RANK, FindingsPart, concat_parts, findings_part
 from audit.notes import TOKENS_SEEN_HOW, assumed_utilization, compute_sum, dataset_units
-from audit.quantities import BY_NAME, label
+from audit.quantities import BY_NAME, INPUT_QUANTITIES, label
 from audit.flops import ARCHITECTURE_CONVENTIONS
 from audit.state import WorkState, effective_params, finetunes, total_only_claims
 
@@ -213,7 +213,8 @@ def codes_where(attribute: str) -> tuple[str, ...]:
 
 
 def rules_of_stage(stage: str) -> tuple[type["Rule"], ...]:
-    """The rules the engine evaluates at ``stage`` (``prefill``, ``outlier`` or ``check``), by code."""
+    """The rules the engine evaluates at ``stage`` (``prefill``, ``prepare``, ``outlier``, ``check`` or
+    ``summary``), by code."""
     return tuple(r for r in all_rules() if r.stage == stage)
 
 
@@ -4023,3 +4024,76 @@ class ExamplesContradictEpochs(Rule):
         return (f"C = 3 · F · E = {f['detail']}: E = {fmt.count(reading.examples)}; epochs · dataset size = "
                 f"{fmt.sig(epochs)} × {fmt.count(dataset)} = {fmt.count(epochs * dataset)}; ratio "
                 f"{fmt.ratio(epochs * dataset / reading.examples)}")
+
+
+#: How many of the relations nearest to a check a V014 note names.
+_NEAREST_SHOWN = 3
+
+
+class NothingChecked(Rule):
+    """Nothing could be checked on the claim: the figures it states, and what each nearest check still needs.
+
+    **What it checks.** Nothing about the figures: it is said on every claim on which no rule checked anything
+    (status ``unchecked``), and not on an invalid one. It names the figures the claim states and, for the relations
+    nearest to a check (those that tie the most of the claim's figures), the figures they still need: a relation
+    checks when every figure it ties is known, one of them twice (stated, and derived from the others).
+
+    **Why it matters.** An unchecked claim is not a pass, and without a word it reads as one. Saying which figure
+    would let a check run turns the gap into a question for the authors, or a column to add to a spreadsheet.
+
+    **Example.** gpt-oss-120b's model card: 116.8B parameters (5.1B active) and 2.1M H100-hours, the tokens only
+    "trillions": nothing ties them. C003 (C = 3600 · chip-hours · peak · MFU) still needs the compute and the
+    MFU; C001 (C = 6 · N · D) the compute and the tokens.
+
+    **References.** Issue 9 of this project ("a claim on which nothing could be checked is not a pass").
+    """
+
+    code = "V014"
+    note = True
+    name = "nothing-checked"
+    quantity = "claim"
+    formula = "no rule checked a figure of the claim"
+    severity = "info"
+    stage = "summary"
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
+        n = len(state.q)
+        checked, invalid = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+        for part in state.findings_so_far:
+            rule = RULES[part.rule]
+            if rule.invalidates:
+                invalid[part.row] = True
+            # As findings.status_of counts them: a note checks nothing unless it is worse than ok.
+            checked[part.row if not rule.note else part.row[part.severity >= SEVERITY_RANK["warning"]]] = True
+        rows = np.flatnonzero(~checked & ~invalid)
+        return findings_part(rows, cls.code, "info", "claim") if len(rows) else None
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        row = int(f["row"])
+        known = {name: result.cell("q", row, name) == result.cell("q", row, name) for name in result.q.columns}
+        stated = [name for name in INPUT_QUANTITIES if result.cell("source", row, name) == "claimed"]
+        if not stated:
+            return "nothing could be checked: the claim states no figure"
+        # N is the parameters (or the active ones); a fine-tune's own compute is asked of fine-tunes only.
+        given = set(stated) | ({"n_eff"} if {"params", "active_params"} & set(stated) else set())
+        finetune = "base_model" in result.claims.info and result.cell("info", row, "base_model") is not None
+        nearest = []
+        for rule in relation_rules():
+            quantities = rule.relation.quantities
+            missing = [name for name in quantities if not known.get(name, False)]
+            # Only figures a claim can state (not a derived helper such as F per token) are asked for.
+            if (missing and given & set(quantities) and all(name in INPUT_QUANTITIES for name in missing)
+                    and (finetune or "finetune_compute_flops" not in quantities)):
+                nearest.append((len(missing), rule.order, rule, missing))
+        nearest.sort(key=lambda t: t[:2])
+        needs = "; ".join(f"{rule.code} ({rule.formula}) needs {_listed([label(m) for m in missing])}"
+                          for _, _, rule, missing in nearest[:_NEAREST_SHOWN])
+        text = f"nothing could be checked: the claim states {_listed([label(s) for s in stated])}"
+        return f"{text}; nearest checks: {needs}" if needs else text
+
+
+def _listed(names: list[str]) -> str:
+    """Names as a reader lists them: "a", "a and b", "a, b and c"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

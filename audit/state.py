@@ -150,6 +150,8 @@ class WorkState:
     preused: Mapping[str, np.ndarray] | None = None
     #: Findings of the relation rules (the outlier search looks for claims they disagree on).
     relation_findings: list[FindingsPart] = field(default_factory=list)
+    #: Every finding made before the rules of stage ``summary`` run (they read what the others found).
+    findings_so_far: list[FindingsPart] = field(default_factory=list)
     #: Runs the relations on other work columns for some claims: (rows, q, source, how, precision) -> their
     #: findings (set by the engine; the frames hold the claims at positions ``rows``).
     resolve: Callable[[np.ndarray, pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame],

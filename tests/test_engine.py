@@ -29,8 +29,9 @@ def test_a_claim_with_only_params_gets_no_relation_check():
     claim = audit_one(params="7B")
     assert findings_of(claim, "C001") == []
     assert [f for f in claim["findings"] if f["rule"] in {r.code for r in relation_rules()}] == []
-    # Nothing could be checked: unchecked, never a pass (issue 9).
-    assert claim["findings"] == [] and claim["status"] == "unchecked"
+    # Nothing could be checked: unchecked, never a pass (issue 9), and said so with what would check it (V014).
+    assert [f["rule"] for f in claim["findings"]] == ["V014"] and claim["status"] == "unchecked"
+    assert "C001 (C = 6 · N · D) needs Compute and Tokens" in claim["findings"][0]["message"]
     assert "compute_flops" not in claim["quantities"]
 
 
