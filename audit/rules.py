@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence
 
@@ -4035,15 +4036,16 @@ class NothingChecked(Rule):
 
     **What it checks.** Nothing about the figures: it is said on every claim on which no rule checked anything
     (status ``unchecked``), and not on an invalid one. It names the figures the claim states and, for the relations
-    nearest to a check (those that tie the most of the claim's figures), the figures they still need: a relation
-    checks when every figure it ties is known, one of them twice (stated, and derived from the others).
+    nearest to a check that apply to the claim and tie one of its stated figures, the figures they still need (the
+    fewest first): a relation checks when every figure it ties is known, one of them twice (stated, and derived
+    from the others).
 
     **Why it matters.** An unchecked claim is not a pass, and without a word it reads as one. Saying which figure
     would let a check run turns the gap into a question for the authors, or a column to add to a spreadsheet.
 
     **Example.** gpt-oss-120b's model card: 116.8B parameters (5.1B active) and 2.1M H100-hours, the tokens only
-    "trillions": nothing ties them. C003 (C = 3600 · chip-hours · peak · MFU) still needs the compute and the
-    MFU; C001 (C = 6 · N · D) the compute and the tokens.
+    "trillions": nothing ties them. C001 (C = 6 · N · D) still needs the compute and the tokens; C002
+    (chip-hours = chips · 24 · days) the accelerators and the wall-clock; C003 the compute and the MFU.
 
     **References.** Issue 9 of this project ("a claim on which nothing could be checked is not a pass").
     """
@@ -4067,31 +4069,77 @@ class NothingChecked(Rule):
             # As findings.status_of counts them: a note checks nothing unless it is worse than ok.
             checked[part.row if not rule.note else part.row[part.severity >= SEVERITY_RANK["warning"]]] = True
         rows = np.flatnonzero(~checked & ~invalid)
-        return findings_part(rows, cls.code, "info", "claim") if len(rows) else None
+        if not len(rows):
+            return None
+        # Per relation, over the unchecked claims only: how many figures it still needs where it applies and ties a
+        # stated figure (N: the parameters or the active ones); only figures a claim can state are asked for (not F
+        # per token). The nearest few per claim, fewest missing first, then in the engine's order of relations.
+        stated = {name: state.stated(name)[rows] for name in INPUT_QUANTITIES}
+        stated["n_eff"] = stated["params"] | stated["active_params"]
+        known = ~np.isnan(state.q.to_numpy(dtype=float)[rows])
+        at = {str(c): j for j, c in enumerate(state.q.columns)}
+        derived = {name: state.source[name].to_numpy(dtype=object)[rows] == "derived" for name in INPUT_QUANTITIES}
+        relations = relation_rules()
+        score = np.full((len(rows), len(relations)), np.inf)
+        masks = np.zeros((len(rows), len(relations)), dtype=np.int64)  # which of its figures are missing, as bits
+        for r, rule in enumerate(relations):
+            quantities = rule.relation.quantities
+            missing = ~known[:, [at[q] for q in quantities]]
+            # A relation with every figure known derived some of them: stating one of those checks it (one figure).
+            complete = ~missing.any(axis=1)
+            derived_here = np.stack([derived.get(q, np.zeros(len(rows), dtype=bool)) for q in quantities], axis=1)
+            missing = np.where(complete[:, None], derived_here, missing)
+            count = np.where(complete, 1, missing.sum(axis=1))
+            ok = missing.any(axis=1) & np.logical_or.reduce([stated.get(q, np.zeros(len(rows), dtype=bool))
+                                                             for q in quantities])
+            ok &= ~(missing[:, [q not in INPUT_QUANTITIES for q in quantities]].any(axis=1))
+            applies = rule.applies(state)
+            if applies is not None:
+                ok &= np.asarray(applies, dtype=bool)[rows]
+            score[:, r] = np.where(ok, count * 10_000 + rule.order, np.inf)
+            # Bit 62: the figures are derived now, and one of them stated would check.
+            masks[:, r] = missing @ (1 << np.arange(len(quantities), dtype=np.int64)) + (complete.astype(np.int64) << 62)
+        top = np.argsort(score, axis=1, kind="stable")[:, :_NEAREST_SHOWN]
+        shown = np.isfinite(np.take_along_axis(score, top, axis=1))
+        # Words per distinct choice (claims that need the same figures share one), not per claim.
+        keys = np.concatenate([np.where(shown, top, -1), np.where(shown, np.take_along_axis(masks, top, axis=1), 0)],
+                              axis=1)
+        distinct, which = np.unique(keys, axis=0, return_inverse=True)
+        texts = []
+        for key in distinct.tolist():
+            items = []
+            for r, bits in zip(key[:_NEAREST_SHOWN], key[_NEAREST_SHOWN:]):
+                if r >= 0:
+                    quantities = relations[r].relation.quantities
+                    sep = "=" if bits >> 62 & 1 else ":"  # "=": derived now, one of them stated checks
+                    items.append(f"{relations[r].code}{sep}" + ",".join(q for i, q in enumerate(quantities)
+                                                                        if bits >> i & 1))
+            texts.append(" ".join(items))
+        detail = np.asarray(texts, dtype=object)[np.asarray(which).reshape(-1)]
+        return findings_part(rows, cls.code, "info", "claim", detail=detail)
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
         row = int(f["row"])
-        known = {name: result.cell("q", row, name) == result.cell("q", row, name) for name in result.q.columns}
         stated = [name for name in INPUT_QUANTITIES if result.cell("source", row, name) == "claimed"]
         if not stated:
             return "nothing could be checked: the claim states no figure"
-        # N is the parameters (or the active ones); a fine-tune's own compute is asked of fine-tunes only.
-        given = set(stated) | ({"n_eff"} if {"params", "active_params"} & set(stated) else set())
-        finetune = "base_model" in result.claims.info and result.cell("info", row, "base_model") is not None
-        nearest = []
-        for rule in relation_rules():
-            quantities = rule.relation.quantities
-            missing = [name for name in quantities if not known.get(name, False)]
-            # Only figures a claim can state (not a derived helper such as F per token) are asked for.
-            if (missing and given & set(quantities) and all(name in INPUT_QUANTITIES for name in missing)
-                    and (finetune or "finetune_compute_flops" not in quantities)):
-                nearest.append((len(missing), rule.order, rule, missing))
-        nearest.sort(key=lambda t: t[:2])
-        needs = "; ".join(f"{rule.code} ({rule.formula}) needs {_listed([label(m) for m in missing])}"
-                          for _, _, rule, missing in nearest[:_NEAREST_SHOWN])
         text = f"nothing could be checked: the claim states {_listed([label(s) for s in stated])}"
-        return f"{text}; nearest checks: {needs}" if needs else text
+        needs = []
+        for item in str(f["detail"] or "").split():
+            code, sep, needed = re.split("([:=])", item, maxsplit=1)
+            names = [_asked(q) for q in needed.split(",")]
+            if sep == "=":  # derived now from the others: one of them stated would be checked
+                listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+                needs.append(f"{code} ({RULES[code].formula}) would check {listed} if stated (derived now)")
+            else:
+                needs.append(f"{code} ({RULES[code].formula}) needs {_listed(names)}")
+        return f"{text}; nearest checks: {'; '.join(needs)}" if needs else text
+
+
+def _asked(name: str) -> str:
+    """A figure as a note asks for it: the peak is also the accelerator's, which the catalog gives."""
+    return f"{label(name)} (or the accelerator)" if name == "peak_flops_per_chip" else label(name)
 
 
 def _listed(names: list[str]) -> str:

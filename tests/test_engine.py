@@ -38,6 +38,10 @@ def test_a_claim_with_only_params_gets_no_relation_check():
 def test_two_of_three_derives_the_third_and_does_not_check_it():
     claim = audit_one(params="7B", tokens="1T")
     assert findings_of(claim, "C001") == []
+    # Unchecked, and V014 says that the derived compute (6 × 7e9 × 1e12 = 4.2e22), once stated, would be checked.
+    assert claim["status"] == "unchecked"
+    [note] = findings_of(claim, "V014")
+    assert "C001 (C = 6 · N · D) would check Compute if stated (derived now)" in note["message"]
     c = claim["quantities"]["compute_flops"]
     assert c["value"] == pytest.approx(6 * 7e9 * 1e12, rel=1e-12)
     assert c["source"] == "derived" and c["rule"] == "C001"
