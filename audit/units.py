@@ -888,7 +888,26 @@ def _unit_scale(rest: str, raw: str, kind: str) -> _Scale:
         return _UNIT_READERS[kind](rest)
     except _Reject as r:
         reason = r.reason if r.specific else r.reason + _hint(rest, kind)
+        if not r.specific and (remark := _REMARK_RE.search(rest)):
+            try:  # a unit in parentheses ("1.4T (tokens)", "40 (GPUs)") is that unit
+                return _UNIT_READERS[kind](
+                    f"{rest[:remark.start()]} {remark.group(0)[1:-1]} {rest[remark.end():]}".strip())
+            except _Reject as again:
+                if again.specific:  # the unit is read, and refused for a reason of its own ("8 (nodes)")
+                    raise _error(raw, kind, again.reason) from None
+            reason = _remark_reason(remark.group(0), rest, kind)
         raise _error(raw, kind, reason) from None
+
+
+#: A remark in parentheses after a figure ("30 days (phase 1)", "17B (Activated) 109B (Total)").
+_REMARK_RE = re.compile(r"\([^()]*\)")
+
+
+def _remark_reason(remark: str, rest: str, kind: str) -> str:
+    """Why a cell with a remark in parentheses is not read, and what to write instead."""
+    if kind == "count" and re.search(r"activ", rest, re.IGNORECASE):
+        return "two figures with remarks; give the total as params and the active parameters as active_params"
+    return f"a remark in parentheses is not read ({remark!r}); give the figure alone, the remark in a notes field"
 
 
 def _value(number: _Number, scale: _Scale, raw: str, kind: str) -> float:

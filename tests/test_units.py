@@ -478,6 +478,29 @@ def test_a_utilization_name_is_no_header_unit() -> None:
         unit_scale("(MFU)", "fraction")
 
 
+@pytest.mark.parametrize(("text", "kind", "value"), [
+    ("1.4T (tokens)", "count", 1.4e12),
+    ("40 (GPUs)", "count", 40),
+    ("21 (days)", "days", 21),
+    ("3.1e23 (FLOP)", "flop", 3.1e23),
+    ("5 (hours)", "days", 5 / 24),
+])
+def test_a_unit_in_parentheses_is_that_unit(text, kind, value) -> None:
+    assert parse_value(text, kind) == pytest.approx(value)
+
+
+@pytest.mark.parametrize(("text", "kind", "says"), [
+    ("30 days (phase 1)", "days", "a remark in parentheses is not read ('(phase 1)')"),
+    ("2.1e+21 FLOP (model card)", "flop", "a remark in parentheses is not read ('(model card)')"),
+    ("17B (Activated) 109B (Total)", "count", "active_params"),  # Llama 4's model card lays its table out so
+    ("8 (nodes)", "count", "a node holds several accelerators"),  # a unit in parentheses refused as the unit is
+])
+def test_a_remark_in_parentheses_is_refused_saying_so(text, kind, says) -> None:
+    with pytest.raises(UnitError) as err:
+        parse_value(text, kind)
+    assert says in str(err.value) and "unknown unit" not in str(err.value)
+
+
 @pytest.mark.parametrize(("text", "readings"), [
     ("2.1 x 10e21", ("2.1e21", "2.1e22")),  # SantaCoder's model card: "Total FLOPS: 2.1 x 10e21"
     ("2.1x10e21 FLOPs", ("2.1e21", "2.1e22")),
