@@ -198,20 +198,16 @@ class WorkState:
 
     def unstate(self, rows: np.ndarray, name: str) -> None:
         """Forget the stated ``name`` of ``rows`` (value and source): the engine reads it as another quantity."""
-        self.q.loc[rows, name] = np.nan
-        self.source.loc[rows, name] = None
+        _write(self.q, name, rows, np.nan)
+        _write(self.source, name, rows, None)
         self._stated.pop(name, None)
 
     def restate(self, rows: np.ndarray, old: str, new: str) -> None:
         """Read the stated ``old`` figure of ``rows`` as the quantity ``new`` instead (a FLOP/s or a compute read as
         hardware FLOPs): the value, its source and its precision move; ``old`` becomes unknown."""
-        q, source, precision = self.q, self.source, self.precision
-        q.loc[rows, new] = q.loc[rows, old]
-        source.loc[rows, new] = source.loc[rows, old]
-        precision.loc[rows, new] = precision.loc[rows, old]
-        q.loc[rows, old] = np.nan
-        source.loc[rows, old] = None
-        precision.loc[rows, old] = 0.0
+        for frame, gone in ((self.q, np.nan), (self.source, None), (self.precision, 0.0)):
+            _write(frame, new, rows, frame[old].to_numpy()[rows])
+            _write(frame, old, rows, gone)
         self._stated.pop(old, None)
         self._stated.pop(new, None)
 
@@ -298,7 +294,22 @@ class WorkState:
         log half-width ``precision`` it inherits from the figures it came from; 0 when exact)."""
         mask = np.isnan(self.q[name].to_numpy()) & np.isfinite(values)
         if mask.any():
-            self.q.loc[mask, name] = values[mask]
-            self.source.loc[mask, name] = "derived"
-            self.how.loc[mask, name] = note
-            self.precision.loc[mask, name] = 0.0 if precision is None else precision[mask]
+            _write(self.q, name, mask, values[mask])
+            _write(self.source, name, mask, "derived")
+            _write(self.how, name, mask, note)
+            _write(self.precision, name, mask, 0.0 if precision is None else precision[mask])
+
+
+def _write(frame: pd.DataFrame, name: str, rows: np.ndarray, values: object) -> None:
+    """``frame.loc[rows, name] = values``, written straight into the column's own array where pandas hands that
+    out (a frame numbered 0, 1, ... so that positions are its labels, and a column that is a writable view of its
+    block, as without copy-on-write): ``.loc`` costs about 0.5 ms a call on 50,000 rows, four calls per derived
+    quantity, and writes in place all the same (a view taken earlier sees the new values either way)."""
+    index = frame.index
+    if isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1:
+        column = frame[name].to_numpy()
+        # Two copies could not overlap: arrays from two calls that do are views of the frame's own storage.
+        if column.flags.writeable and np.may_share_memory(column, frame[name].to_numpy()):
+            column[rows] = values
+            return
+    frame.loc[rows, name] = values
