@@ -122,22 +122,45 @@ def totals(q: pd.DataFrame, parent: np.ndarray, claims: Claims) -> dict[str, Pre
     """What the phases' sums give their runs: the summed totals (checked by C010 against a stated total) and
     the effective peak Σ chip_hours × peak / Σ chip_hours where the run names no accelerator of its own."""
     n = len(claims)
-    frame = pd.DataFrame({"parent": parent})
-    for name in SUMMED:
-        frame[name] = q[name].to_numpy(dtype=float)
-    frame["capacity"] = frame["chip_hours"] * q["peak_flops_per_chip"].to_numpy(dtype=float)
-    grouped = frame.groupby("parent")
-    counts = grouped.size()
+    parent = np.asarray(parent, dtype=np.intp)
+    counts = np.bincount(parent, minlength=n)
+    figures = {name: q[name].to_numpy(dtype=float) for name in SUMMED}
+    figures["capacity"] = figures["chip_hours"] * q["peak_flops_per_chip"].to_numpy(dtype=float)
     sums: dict[str, np.ndarray] = {}
-    for name in (*SUMMED, "capacity"):
-        complete = grouped[name].count() == counts  # NaN unless every phase has the figure
-        sums[name] = grouped[name].sum(min_count=1).where(complete).reindex(range(n)).to_numpy(dtype=float)
+    for name, values in figures.items():
+        complete = np.bincount(parent, weights=~np.isnan(values), minlength=n) == counts  # every phase has it
+        sums[name] = np.where(complete & (counts > 0), _phase_sums(values, parent, n), np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
         peak = sums.pop("capacity") / sums["chip_hours"]
-    no_hw = claims.info["hardware"].isna().to_numpy()
+    runs = np.flatnonzero(counts)  # the hardware of the runs with phases alone: the peak is NaN elsewhere
+    no_hw = np.zeros(n, dtype=bool)
+    no_hw[runs] = pd.isna(claims.info["hardware"].to_numpy(dtype=object)[runs])
     out = {name: Prefill(values, note="C010", check="C010") for name, values in sums.items()}
     out["peak_flops_per_chip"] = Prefill(np.where(no_hw, peak, np.nan), note="C010", check="C010")
     return out
+
+
+def _phase_sums(values: np.ndarray, parent: np.ndarray, n: int) -> np.ndarray:
+    """Each run's sum of its phases' ``values`` (0 for a run without phases), added in row order with Kahan's
+    compensation, as pandas' grouped sum adds them (the totals were summed so, and must not move by a last digit).
+    NaN values are skipped. Phase k of every run is added in one step: a run has a few phases, a batch many runs."""
+    order = np.argsort(parent, kind="stable")
+    grouped = parent[order]
+    starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]]) if len(grouped) else np.zeros(0, dtype=np.intp)
+    nth = np.arange(len(grouped)) - np.repeat(starts, np.diff(np.r_[starts, len(grouped)]))  # place in its run
+    total = np.zeros(n)
+    compensation = np.zeros(n)
+    for k in range(int(nth.max()) + 1 if len(nth) else 0):
+        at = order[nth == k]
+        at = at[~np.isnan(values[at])]
+        run = parent[at]
+        with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, as in pandas' loop: no warning there either
+            y = values[at] - compensation[run]
+            t = total[run] + y
+            c = (t - total[run]) - y
+        compensation[run] = np.where(np.isnan(c), 0.0, c)  # an infinite figure: its sum stays infinite, not NaN
+        total[run] = t
+    return total
 
 
 def spare_relations(parent: np.ndarray, claims: Claims) -> dict[str, np.ndarray]:
