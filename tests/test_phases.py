@@ -109,3 +109,12 @@ def test_the_phases_of_an_adapter_fine_tune_hold_its_training_state():
         [m] = [f for f in phase["findings"] if f["rule"] == "M001"]
         assert m["severity"] == "ok"
         assert phase["quantities"]["training_state_bytes"]["value"] == pytest.approx(2 * 69.9e9 + 16 * 100e6)
+
+
+def test_phase_totals_are_summed_with_compensation():
+    """Three phases of 1e16, 1 and 1 GPU-hours: 1e16 + 2 exactly (a float holds it: doubles are 2 apart there).
+    Added one at a time in plain floating point, each 1 is lost to rounding (1e16 + 1 is a tie, rounded to the
+    even 1e16); the totals are summed as pandas sums a group (Kahan's compensation), which keeps them."""
+    result = check_records([{"id": "r", "params": "7B", "hardware": "H100",
+                             "phases": [{"chip_hours": 1e16}, {"chip_hours": 1}, {"chip_hours": 1}]}])
+    assert result.q["chip_hours"][0] == 10_000_000_000_000_002.0
