@@ -22,6 +22,12 @@ from audit.units import RANGE_RE2, UnitError, parse_value, range_of, strip_quali
 _NUMBER = re.compile(r"(?P<mantissa>\d[\d,]*(?:\.\d*)?|\.\d+)(?:\s*(?:[eE]|[×xX*·]\s*10\s*\^?\s*)(?P<exp>[-+]?\d+))?")
 
 
+#: A whole or decimal number in ASCII digits and nothing else ("2048.0", "18400000000.0", "7"): no range, no
+#: qualifier and no separator to read, so :func:`relative_half_width` reads it without its general steps (a
+#: multi-phase batch's phases hold thousands of such texts, the reprs of their runs' figures).
+_PLAIN_NUMBER = re.compile(r"([0-9]+)(?:\.([0-9]+))?")
+
+
 def relative_half_width(text: object) -> float:
     """± half a unit of the last stated digit, relative to the stated number (0 when there is no text).
 
@@ -32,6 +38,13 @@ def relative_half_width(text: object) -> float:
     """
     if text is None or not isinstance(text, str):
         return 0.0
+    plain = _PLAIN_NUMBER.fullmatch(text)
+    if plain is not None:  # the steps below, for such a text: the whole text is the mantissa
+        whole, fraction = plain.groups()
+        if fraction == "0":  # a number cell printed by Python: the ".0" is not a stated digit
+            fraction = None
+        value = float(whole if fraction is None else text)
+        return 0.0 if value == 0 else 0.5 * 10.0 ** (-len(fraction or "")) / value
     ends = range_ends(text)
     if ends is not None:  # "41-42%": the middle, 41.5 %, ± half the range
         return (ends[1] - ends[0]) / (ends[1] + ends[0])
