@@ -1922,12 +1922,14 @@ class Outlier(Rule):
         agree = ~bad & ~(~np.isnan(mfu) & (mfu > 1))
         plausible = np.isnan(mfu) | ((mfu >= low) & (mfu <= high))
         start = 0
+        # The catalog's peak is never solved for: without it, the peak the rest imply is the claim's own peak.
+        catalog_peak, peak = at["catalog_peak"], at["peak_flops_per_chip"]
         for col, k, rows in variants:
             part = slice(start, start + len(rows))
             start += len(rows)
             fit[rows, k] = agree[part]
             strong[rows, k] = agree[part] & plausible[part]
-            implied[rows, k] = solved[part, col]
+            implied[rows, k] = solved[part, peak if col == catalog_peak else col]
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -1936,7 +1938,10 @@ class Outlier(Rule):
 
         def stated(name: str) -> str:
             if name == "catalog_peak":
-                return f"the datasheet peak for {result.cell('hardware', row, 'accelerator_name')}"
+                peak, precision = float(result.cell("q", row, name)), result.cell("hardware", row, "precision")
+                at = f" at {precision}" if isinstance(precision, str) else ""
+                given = f" ({fmt.value('peak_flops_per_chip', peak)}{at})" if math.isfinite(peak) else ""
+                return f"the datasheet peak for {result.cell('hardware', row, 'accelerator_name')}{given}"
             original = result.cell("text", row, name) if result.claims.has_text(name) else None
             return f"{label(name)} ({fmt.written(original)})" if original else label(name)
 

@@ -174,3 +174,18 @@ def test_an_accelerator_without_any_published_peak_says_so_not_which_precision_t
     message = str(found.loc[found["rule"].astype(str) == "H002", "message"].iloc[0])
     assert "no peak FLOP/s for Cerebras WSE-2 (CS-2) at any precision" in message
     assert "state the precision" not in message
+
+
+def test_the_outlier_search_says_what_the_datasheet_peak_would_have_to_be():
+    """LaMDA's sentence as written (Thoppilan et al. 2022, Sec. 3): 'achieved 123 TFLOPS/sec with 56.5% FLOPS
+    utilization' on TPU v3, whose datasheet peak is 123 TFLOP/s: either the achieved rate is 0.565 × 123 = 69.5
+    TFLOP/s, or the peak would have to be 123 / 0.565 = 217.7 TFLOP/s. The peak is never solved for, so C009 named it
+    without a figure."""
+    from audit.api import check_records, findings_frame
+
+    found = findings_frame(check_records([{"id": "lamda", "params": "137B", "hardware": "TPU-v3", "chips": 1024,
+                                           "wall_clock_days": "57.7 days", "mfu": "56.5%",
+                                           "achieved_flops_per_chip": "123 TFLOPS/sec"}]))
+    [message] = found.loc[found["rule"].astype(str) == "C009", "message"].tolist()
+    assert "would have to be about 69.5 TFLOP/s" in message
+    assert "the datasheet peak for Google TPU v3 (123 TFLOP/s at bf16) would have to be about 217.7 TFLOP/s" in message
