@@ -10,7 +10,7 @@ beside the findings: they never change a severity, they say what the figure woul
 from __future__ import annotations
 
 import math
-
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -102,6 +102,23 @@ def _slip_fits(slips: tuple[tuple[str, str], ...], pairs: tuple[np.ndarray, np.n
 
     want = np.array([expected(r, s) for r, s in zip(*pairs)], dtype=float)[pair_of]
     return (want == 0.0) | (np.sign(log_r) == want)
+
+
+def _single_outliers(findings: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
+    """For the claims at ``rows``, the one stated figure the outlier search (C009) names as the likely outlier, ""
+    where it names none or several: the claims it names one for are few, read one finding at a time."""
+    if "candidates" not in findings.columns or not len(rows):
+        return np.full(len(rows), "", dtype=object)
+    searches = [code for code, rule in RULES.items() if rule.stage == "outlier"]  # C009
+    at = np.flatnonzero(findings["rule"].astype(str).isin(searches).to_numpy(dtype=bool))
+    single: dict[int, str] = {}
+    for row, cands in zip(findings["row"].to_numpy(dtype=int)[at].tolist(),
+                          findings["candidates"].to_numpy(dtype=object)[at].tolist()):
+        if isinstance(cands, tuple) and len(cands) == 1:
+            single[row] = str(cands[0])
+    if not single:
+        return np.full(len(rows), "", dtype=object)
+    return np.array([single.get(r, "") for r in rows.tolist()], dtype=object)
 
 
 def _text_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -210,6 +227,7 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
     fraction = np.array([bool(getattr(BY_NAME.get(str(s)), "fraction", False)) for s in subject_names] + [False],
                         dtype=bool)[subject_of]
     stated_at: dict[str, np.ndarray] = {}
+    outlier = _single_outliers(findings, rows)
     for cause in load_causes():
         applies = np.array([code in cause.applies for code in codes], dtype=bool)[which]
         if cause.kind not in ("factor", "range") or not applies.any():
@@ -225,6 +243,10 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
             valid &= _needs_met(cause.needs, evaluation, rows, stated_at)
         if cause.slip:
             valid &= _slip_fits(cause.slips, pairs, pair_of, log_r)
+            # The outlier search found the one figure that, left out, lets the rest agree: a slip in another figure
+            # cannot be the cause (hours written as days when the chip-hours are the outlier).
+            blamed = {figure for figure, _ in cause.slips} | set(re.split(r"[|\s]+", cause.needs.replace("!", "")))
+            valid &= (outlier == "") | np.isin(outlier, sorted(blamed - {""}))
         if not valid.any():
             continue
         with np.errstate(divide="ignore", invalid="ignore"):
