@@ -386,3 +386,24 @@ def test_a_utilization_cell_naming_the_other_utilization_is_refused(tmp_path):
     assert set(bad) == {(1, "mfu"), (2, "hfu")}
     assert "'52 % HFU' names the HFU" in bad[1, "mfu"] and "give it as hfu" in bad[1, "mfu"]
     assert "'MFU 39%' names the MFU" in bad[2, "hfu"] and "give it as mfu" in bad[2, "hfu"]
+
+
+def test_an_excel_percentage_is_the_percentage_the_sheet_shows(tmp_path):
+    """Excel stores a cell shown as "35%" (number format 0%) as 0.35. Under a header that says "%" ("MFU %") the
+    stored number read as a bare figure would be 0.35 %, a false alarm on an honest row (a helper's batch audit:
+    C003 and C005 errors); the cell is read as the percentage it shows, whatever the header, and a plain 35 under
+    the same header is still 35 %."""
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["id", "MFU %", "hfu"])
+    sheet.append(["shown", 0.35, 0.4649])
+    sheet.cell(row=2, column=2).number_format = "0%"
+    sheet.cell(row=2, column=3).number_format = "0.0%"
+    sheet.append(["plain", 35, 0.4649])
+    path = tmp_path / "runs.xlsx"
+    book.save(path)
+    claims = load([str(path)])
+    np.testing.assert_allclose(claims.values["mfu"], [0.35, 0.35])
+    np.testing.assert_allclose(claims.values["hfu"], [0.4649, 0.4649])
+    assert claims.invalid.empty

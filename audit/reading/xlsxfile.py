@@ -11,6 +11,7 @@ that says so, not an empty cell.
 from __future__ import annotations
 
 import io
+import math
 import re
 import zipfile
 from pathlib import Path
@@ -119,9 +120,25 @@ def _choose(names: list[str], sheet: str | None, file: str) -> str:
 
 
 def _cells(ws: Any) -> list[tuple[int, tuple]]:
-    """Every row of a sheet with its row number (blank rows included: they are dropped, not renumbered)."""
+    """Every row of a sheet with its row number (blank rows included: they are dropped, not renumbered); a number
+    shown as a percentage as the text it shows (:func:`_shown_value`)."""
     ws.reset_dimensions()  # the saved dimensions may be wrong; read what is there
-    return [(number, tuple(row)) for number, row in enumerate(ws.iter_rows(values_only=True), start=1)]
+    return [(number, tuple(_shown_value(c) for c in row)) for number, row in enumerate(ws.iter_rows(), start=1)]
+
+
+#: A number format that shows a percentage ("0%", "0.0%"): a "%" outside quoted text and not escaped.
+_PERCENT_FORMAT = re.compile(r'^(?:[^"\\%]|"[^"]*"|\\.)*%')
+
+
+def _shown_value(cell: Any) -> Any:
+    """A cell's value; a number formatted as a percentage as the percentage it shows ("35%" for 0.35 under "0%"):
+    Excel stores the fraction, so under a header that says "%" ("MFU %") the stored 0.35 would read as 0.35 %,
+    while the sheet shows, and means, 35 %. A cell's own unit wins over its header's."""
+    value = getattr(cell, "value", None)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        if _PERCENT_FORMAT.match(getattr(cell, "number_format", None) or ""):
+            return f"{value * 100:.12g}%"
+    return value
 
 
 def _filled(value: Any) -> bool:
