@@ -84,7 +84,9 @@ def _record_lines(file: str, _mtime: int, _size: int) -> tuple[int, ...] | None:
     try:
         for record in reader:
             start, line = line + 1, reader.line_num
-            if any(cell.strip() for cell in record):
+            # The reader's records, as pandas counts them: not an empty line or one of spaces alone; a line of
+            # separators alone (",,,,") is a record, numbered, though not a claim (audit.reading.csvfile).
+            if len(record) > 1 or (record and record[0].strip()):
                 starts.append(start + _blank_before(lines, start))
     except csv.Error:
         return None
