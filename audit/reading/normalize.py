@@ -532,7 +532,11 @@ def normalize(raw: RawTable) -> Claims:
             bad |= zero
         elif q.positive and not q.fraction:
             zero = finite & (parsed == 0)
-            add_invalid(zero & ~bad, name, f"{q.label} cannot be zero")
+            # The cell quoted (a duration rounded to 0.0 days in an export is the usual cause), the few that are.
+            add_invalid(zero & ~bad, name, [
+                f"{q.label} cannot be zero (written {str(cell_text[r]) if cell_text[r] is not None else '0'!r}): "
+                f"a figure rounded to nothing needs more digits; an unknown one, an empty cell"
+                for r in np.flatnonzero(zero & ~bad).tolist()])
             bad |= zero
         if q.fraction:
             zero = finite & (parsed == 0)
