@@ -407,3 +407,20 @@ def test_an_excel_percentage_is_the_percentage_the_sheet_shows(tmp_path):
     np.testing.assert_allclose(claims.values["mfu"], [0.35, 0.35])
     np.testing.assert_allclose(claims.values["hfu"], [0.4649, 0.4649])
     assert claims.invalid.empty
+
+
+def test_a_hardware_header_over_whole_numbers_is_the_accelerator_count(tmp_path):
+    """Tracking sheets write "GPU" for the count beside "GPU type" (a helper's batch audit: the file was refused,
+    "columns 'GPU' and 'GPU type' both give hardware"; alone, 8 was an unknown accelerator '8'). A column the headers
+    map to the hardware whose cells are all whole numbers counts the accelerators, and it is said; names stay
+    names."""
+    both = tmp_path / "both.csv"
+    both.write_text("Run,GPU,GPU type,Days\na,8,H100,1\nb,1024,A100,2\n", encoding="utf-8")
+    claims = load([str(both)])
+    np.testing.assert_allclose(claims.values["chips"], [8, 1024])
+    assert claims.info["hardware"].tolist() == ["H100", "A100"]
+    assert any("'GPU' holds whole numbers only: read as the accelerator count" in message
+               for _, message in claims.notes)
+    names = tmp_path / "names.csv"
+    names.write_text("Run,GPU,Days\na,H100,1\nb,8,2\n", encoding="utf-8")  # a name among them: hardware
+    assert load([str(names)]).info["hardware"].tolist() == ["H100", "8"]

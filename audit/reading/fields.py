@@ -327,6 +327,37 @@ def header_field(header: str, columns: ColumnMap | None = None) -> str | None:
     return mapped[0] if mapped is not None else field_of(header)[0]
 
 
+def _counts_under_hardware(frame: pd.DataFrame, headers: list[str], groups: dict[str, list[int]],
+                           columns: ColumnMap | None) -> list[str]:
+    """A column the headers map to the hardware ("GPU", beside "GPU type" in many tracking sheets) whose cells are
+    all whole numbers counts the accelerators: moved to ``chips`` in ``groups`` when no other column gives them and
+    a column map does not say otherwise, and said. An accelerator is never named by a number alone."""
+    said: list[str] = []
+    for i in list(groups.get("hardware", [])):
+        if "chips" in groups or (columns is not None and columns.lookup(headers[i]) is not None):
+            break
+        cells = frame.iloc[:, i]
+        given = cells[cells.notna()]
+        if not len(given) or not map_unique(given, _whole_count).to_numpy(dtype=bool).all():
+            continue
+        groups["hardware"].remove(i)
+        if not groups["hardware"]:
+            del groups["hardware"]
+        groups["chips"] = [i]
+        said.append(f"column {headers[i]!r} holds whole numbers only: read as the accelerator count (chips), "
+                    f"not the accelerator's name")
+    return said
+
+
+def _whole_count(value: Any) -> bool:
+    """A cell that writes a positive whole number and nothing else ("8", 8, "1,024")."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return math.isfinite(value) and value >= 1 and float(value).is_integer()
+    return isinstance(value, str) and re.fullmatch(r"\s*[1-9][0-9]{0,2}(?:,?[0-9]{3})*\s*", value) is not None
+
+
 def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool = False,
                       require_known: bool = False, columns: ColumnMap | None = None) -> RawTable:
     """Name each known column by its canonical field; keep every other column under its own header.
@@ -363,6 +394,8 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
     for canon, positions in groups.items():  # the canonical spelling first, then the file's order
         positions.sort(key=lambda i: (headers[i] != canon, i))
     notes.extend((file, said) for said in _header_unit_notes(headers, groups, columns))
+    if not per_row:
+        notes.extend((file, said) for said in _counts_under_hardware(frame, headers, groups, columns))
 
     if not per_row:
         _refuse_repeated_headers(file, headers, extra, columns)
