@@ -424,3 +424,15 @@ def test_a_hardware_header_over_whole_numbers_is_the_accelerator_count(tmp_path)
     names = tmp_path / "names.csv"
     names.write_text("Run,GPU,Days\na,H100,1\nb,8,2\n", encoding="utf-8")  # a name among them: hardware
     assert load([str(names)]).info["hardware"].tolist() == ["H100", "8"]
+
+
+def test_a_count_header_with_its_multiplier_after_it_is_read_in_that_multiplier(tmp_path):
+    """Snake-case tracking sheets write the multiplier after the field ("params_b", "tokens_t"): 7 under params_b
+    is 7e9 parameters and 1.4 under tokens_t 1.4e12 tokens (a helper's batch audit: both columns were unread, and the
+    did-you-mean "params" would have read 7 as 7 parameters); a cell's own unit still wins ("350M")."""
+    path = tmp_path / "runs.csv"
+    path.write_text("run_id,params_b,tokens_t\na,7,1.4\nb,350M,0.3\n", encoding="utf-8")
+    claims = load([str(path)])
+    np.testing.assert_allclose(claims.values["params"], [7e9, 350e6])
+    np.testing.assert_allclose(claims.values["tokens"], [1.4e12, 0.3e12])
+    assert not claims.unread_columns

@@ -61,9 +61,19 @@ def field_of(header: str) -> tuple[str | None, str | None]:
     canon, unit = canonical_column_and_unit(header)
     if canon in _TIME_OR_WORK and unit and not unit_fits(unit, canon) and accelerator_time(unit):
         return "chip_hours", unit
+    if canon is None and unit is None and (suffixed := _SCALE_SUFFIX.match(str(header))):
+        # "params_b", "tokens_t" (a tracking sheet's snake_case): a count's field with its multiplier after it.
+        base = canonical_column_and_unit(suffixed.group("base"))[0]
+        if base in BY_NAME and BY_NAME[base].kind == "count" and unit_fits(suffixed.group("unit"), base):
+            return base, suffixed.group("unit")
     if canon is None:
         return _generic_field(header, unit)
     return canon, unit
+
+
+#: A multiplier after a field's name, joined by "_", "-" or a space ("params_b", "tokens_T", "tokens billions").
+_SCALE_SUFFIX = re.compile(r"^(?P<base>.*?[A-Za-z].*?)[\s_-]+(?P<unit>[kmbt]|bn|mn|tn|thousands?|millions?|billions?"
+                           r"|trillions?)\s*$", re.IGNORECASE)
 
 
 #: Fields whose header may name accelerator time instead ("Training Time (GPU hours)", "Compute (GPU hours)").
