@@ -49,9 +49,10 @@ CATALOG_ONLY: frozenset[str] = frozenset({"catalog_peak", "memory_per_chip", "fl
 _TPU_SLICE = re.compile(r"^\s*(?:google\s+)?(?:cloud\s+)?(?:tpu[\s_-]*)?(v\d+[a-z]*|v5litepod|v6e?)\s*-\s*(\d+)"
                         r"(?:\s+(?:tpu\s+)?(?:pod|slice))?\s*$", re.I)
 
-#: The catalog's unit of a wafer-scale engine (Cerebras WSE-2, WSE-3). Its memory is on-wafer SRAM, and large models
-#: train in weight-streaming mode, the weights held off the wafer (MemoryX) and streamed in layer by layer (Cerebras-GPT,
-#: Dey et al. 2023, Sec. 2: 111M-13B on CS-2 systems): chips × memory bounds nothing, so M001 does not apply.
+#: The catalog's unit of a wafer-scale engine (Cerebras WSE-2, WSE-3). Its memory is on-wafer SRAM, and large
+#: models train in weight-streaming mode, the weights held off the wafer (MemoryX) and streamed in layer by layer
+#: (Cerebras-GPT, Dey et al. 2023, Sec. 2: 111M-13B on CS-2 systems): chips × memory bounds nothing, so M001 does
+#: not apply.
 WAFER_UNIT = "wafer"
 
 #: TensorCores per chip by TPU generation (Google Cloud TPU docs: v2-v4 and v5p have 2, v5e and v6e have 1).
@@ -292,7 +293,7 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
         state.set_derived("throughput_tokens_per_s", state.col("throughput_per_chip") * state.col("chips"),
                           "throughput per chip × chips", precision=precision["throughput_per_chip"].to_numpy())
 
-    parts: list[FindingsPart | None] = [*(_run(rule, state) for rule in rules_of_stage("prefill"))]
+    parts: list[FindingsPart | None] = [_run(rule, state) for rule in rules_of_stage("prefill")]
     for name, given in state.prefill.items():
         values = np.asarray(given.values, dtype=float)
         state.set_derived(name, np.where(np.isfinite(values) & (values > 0), values, np.nan), given.note)

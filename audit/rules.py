@@ -4103,7 +4103,8 @@ class NothingChecked(Rule):
                 ok &= np.asarray(applies, dtype=bool)[rows]
             score[:, r] = np.where(ok, count * 10_000 + rule.order, np.inf)
             # Bit 62: the figures are derived now, and one of them stated would check.
-            masks[:, r] = missing @ (1 << np.arange(len(quantities), dtype=np.int64)) + (complete.astype(np.int64) << 62)
+            bits = missing @ (1 << np.arange(len(quantities), dtype=np.int64))
+            masks[:, r] = bits + (complete.astype(np.int64) << 62)
         top = np.argsort(score, axis=1, kind="stable")[:, :_NEAREST_SHOWN]
         shown = np.isfinite(np.take_along_axis(score, top, axis=1))
         # Words per distinct choice (claims that need the same figures share one), not per claim.

@@ -407,11 +407,11 @@ def test_a_pods_flops_given_per_chip_is_named_by_the_chip_count():
 
 
 def test_a_slip_in_another_figure_than_the_outlier_is_not_offered():
-    """7B on 1T tokens, 1,024 H100 for 4.8 days: 24 × 1,024 × 4.8 = 117,965 GPU-hours. Written as 4,915 (the GPU-days),
-    C002's ratio is 1/24, which GPU-days for GPU-hours and hours written as days (4.8 days as 115.2) both fit; the
-    outlier search finds the chip-hours alone disagree (without them the rest agree), so only the chip-hours slip is
-    offered. With the days written as hours (115.2) and the chip-hours right, the search cannot tell the figures
-    apart (each of the three, changed, makes them agree), and both are offered."""
+    """7B on 1T tokens, 1,024 H100 for 4.8 days: 24 × 1,024 × 4.8 = 117,965 GPU-hours. Written as 4,915 (the
+    GPU-days), C002's ratio is 1/24, which GPU-days for GPU-hours and hours written as days (4.8 days as 115.2)
+    both fit; the outlier search finds the chip-hours alone disagree (without them the rest agree), so only the
+    chip-hours slip is offered. With the days written as hours (115.2) and the chip-hours right, the search cannot
+    tell the figures apart (each of the three, changed, makes them agree), and both are offered."""
     def offered(chip_hours: float, days: float) -> list[str]:
         c = claim({"id": "x", "params": "7B", "tokens": "1T", "hardware": "H100", "chips": 1024,
                    "wall_clock_days": days, "chip_hours": chip_hours})
@@ -422,9 +422,9 @@ def test_a_slip_in_another_figure_than_the_outlier_is_not_offered():
 
 
 def test_a_node_count_in_the_accelerator_column_is_named_not_node_hours():
-    """32 written for 256 H100 (32 DGX nodes of 8), the GPU-hours right (256 × 24 × 4.8 = 29,491): C002's chip-hours
-    are 8x the chips × days. Node-hours for GPU-hours would make the chip-hours 8x too low, not too high: not offered;
-    a node count for the accelerators is."""
+    """32 written for 256 H100 (32 DGX nodes of 8), the GPU-hours right (256 × 24 × 4.8 = 29,491): C002's
+    chip-hours are 8x the chips × days. Node-hours for GPU-hours would make the chip-hours 8x too low, not too
+    high: not offered; a node count for the accelerators is."""
     c = claim({"id": "x", "params": "7B", "tokens": "1T", "hardware": "H100", "chips": 32, "wall_clock_days": 4.8,
                "chip_hours": 29491})
     assert causes(finding(c, "C002")) == ["nodes-as-chips"]

@@ -701,7 +701,8 @@ def test_without_an_outlier_the_next_step_is_a_question():
             "peak taken for dense.") in items["sparse-peak"]
     assert "Next step:</strong> ask the authors which accelerator was used: unknown accelerator &#39;H1000&#39;" \
         in items["unknown-accelerator"]
-    assert "Next step:</strong> rewrite the Accelerators cell as a figure the tool reads, or ask the authors for one" in items["half-a-chip"]
+    assert ("Next step:</strong> rewrite the Accelerators cell as a figure the tool reads, or ask the authors for one"
+            in items["half-a-chip"])
     # The claim card repeats it.
     card = re.search(r'<article [^>]*data-id="sparse-peak".*?</article>', page, re.S).group(0)
     assert '<p class="next-step"><strong>Next step:</strong> ask the authors how Peak FLOP/s per chip' in card
