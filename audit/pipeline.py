@@ -19,6 +19,7 @@ from audit.config import Config
 from audit.engine import evaluate
 from audit.explain import explain, no_explanations
 from audit.findings import rule_is, status_of, worst_status
+from audit.reading import claims_from_records
 from audit.result import AuditResult
 from audit.rules import codes_where
 from audit.state import Prefill
@@ -45,9 +46,9 @@ def audit_claims(claims: Claims, config: Config | None = None, catalog: Catalog 
         if len(expansion.invalid):
             claims = dataclasses.replace(claims, invalid=pd.concat([claims.invalid, expansion.invalid],
                                                                    ignore_index=True))
-        if len(expansion.parents):
+        if expansion.records:
             # Phases are audited as claims of their own; a phase's own phases are not expanded.
-            phase_claims = expansion.claims()
+            phase_claims = claims_from_records(expansion.records, file="<phases>")
             phase_result = _audit(phase_claims, config, catalog, {}, {}, words=words)
             parent = expansion.parents
             given.update(phases.totals(phase_result.q, parent, claims))

@@ -6,7 +6,7 @@ import json
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -19,7 +19,7 @@ from audit.reading.registry import Reader, register
 from audit.reading.schemacheck import QuickCheck
 from audit.resources import schema_path
 
-__all__ = ["MAX_JSON_DEPTH", "frame_from_columns", "frame_from_items", "json_depth", "read_json", "read_jsonl"]
+__all__ = ["MAX_JSON_DEPTH", "frame_from_items", "json_depth", "read_json", "read_jsonl"]
 
 #: Deepest nesting accepted in JSON input: claims are flat records, and a limit keeps the parser's
 #: recursion far from Python's own limit whatever the file holds.
@@ -173,8 +173,9 @@ def frame_from_items(items: list[Any], file: str, rows: Sequence[int] | None = N
     for pos, item in enumerate(items):
         if isinstance(item, dict):
             records.append(item)
-            if not quick(item):
-                problems.extend(_schema_problems(pos, item))
+            for err in (() if quick(item) else _claim_validator().iter_errors(item)):
+                fld = str(err.path[0]) if err.path else ""
+                problems.append((pos, fld, _schema_message(err)))
             for key, values in getattr(item, "duplicates", {}).items():
                 shown = ", ".join(_short(v) for v in values[:4])
                 problems.append((pos, key, f"{key} is given {len(values)} times with different values ({shown})"))
@@ -190,35 +191,6 @@ def frame_from_items(items: list[Any], file: str, rows: Sequence[int] | None = N
     frame.index = range(len(records))
     origin = np.arange(1, len(records) + 1) if rows is None else np.asarray(rows)
     return RawTable(frame, problems, rows=origin, text_checked=text_checked)
-
-
-def frame_from_columns(columns: Mapping[str, tuple[np.ndarray, np.ndarray]], n: int, file: str,
-                       item: Callable[[int], dict[str, Any]]) -> RawTable:
-    """The raw table :func:`frame_from_items` makes of ``n`` objects, from the objects given as columns: for each
-    key, each object's value (an object array) and which objects have the key. ``item(pos)``: the object itself,
-    asked for only when the quick schema check is not certain of it (jsonschema then finds and words its errors,
-    as for an object read from a file). No step per object, but the quick check of each value."""
-    quick = _quick_check()
-    certain = np.ones(n, dtype=bool)
-    for key, (values, has) in columns.items():
-        at = np.flatnonzero(has)
-        certain[at] &= quick.certain(key, values[at])
-    problems: list[tuple[int, str, str]] = []
-    for pos in np.flatnonzero(~certain).tolist():  # not certainly valid: few
-        problems.extend(_schema_problems(pos, item(pos)))
-    # As pandas frames a list of dicts (dtype=object): a key an object lacks is NaN, the columns in name order.
-    cells = {}
-    for key in sorted(columns, key=str):
-        values, has = columns[key]
-        cells[key] = values if has.all() else np.where(has, values, np.nan)
-    frame = pd.DataFrame(cells, index=range(n), dtype=object)
-    return RawTable(frame, problems, rows=np.arange(1, n + 1), text_checked=False)
-
-
-def _schema_problems(pos: int, item: dict[str, Any]) -> list[tuple[int, str, str]]:
-    """(pos, field, message) for each schema error of a claim object (jsonschema's errors, in its order)."""
-    return [(pos, str(err.path[0]) if err.path else "", _schema_message(err))
-            for err in _claim_validator().iter_errors(item)]
 
 
 def _short(value: Any) -> str:
