@@ -113,20 +113,7 @@ def _finish(frame: pd.DataFrame, problems: list[tuple[int, str, str]], file: str
     frame = frame.where(frame.notna() if empty_is_missing else frame.notna() & (frame != ""), None)
     frame = drop_empty_unnamed(frame)
     # Row numbers count the header as 1 (blank lines are skipped, as in a spreadsheet import).
-    rows = np.arange(2, len(frame) + 2)
-    # A row of separators alone (",,,,", as a spreadsheet exports a blank row) is blank too, as a blank row of a
-    # workbook is: not a claim. The rows after it keep their numbers (the lines report.ci gives them).
-    blank = frame.isna().all(axis=1).to_numpy(dtype=bool) if len(frame.columns) else np.zeros(len(frame), bool)
-    if blank.any():
-        if blank.all():
-            raise LoadError(file, f"no claims: the file has a header ({header_words(frame.columns)}) but only blank "
-                                  f"rows")
-        kept = np.flatnonzero(~blank)
-        position = np.full(len(frame), -1)
-        position[kept] = np.arange(len(kept))
-        problems = [(int(position[pos]), field, message) for pos, field, message in problems if not blank[pos]]
-        frame, rows = frame.iloc[kept].reset_index(drop=True), rows[kept]
-    return RawTable(frame, problems, rows=rows)
+    return RawTable(frame, problems, rows=np.arange(2, len(frame) + 2))
 
 
 #: How many records a title and remarks above the header may take.

@@ -85,7 +85,7 @@ def _record_lines(file: str, _mtime: int, _size: int) -> tuple[int, ...] | None:
         for record in reader:
             start, line = line + 1, reader.line_num
             # The reader's records, as pandas counts them: not an empty line or one of spaces alone; a line of
-            # separators alone (",,,,") is a record, numbered, though not a claim (audit.reading.csvfile).
+            # separators alone (",,,,", a spreadsheet's blank row exported) is a record, and a claim.
             if len(record) > 1 or (record and record[0].strip()):
                 starts.append(start + _blank_before(lines, start))
     except csv.Error:
