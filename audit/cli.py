@@ -436,10 +436,8 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
 
     With no PATHS, audits the bundled corpus of published training runs.
     """
-    from audit.api import check as run_check
     from audit.allocator import keep_freed_memory
-    from audit.findings import exit_status
-    from audit.reading import LoadError, bundled_corpus_path
+    from audit.batching import default_batch_size, start_workers_server
 
     if quiet and verbose:
         raise AuditUsageError("-q/--quiet and -v/--verbose ask for opposite things; give one")
@@ -447,7 +445,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     codes = _selection(select, ignore, extend_select)
     config = _config(tolerance, band, bytes_per_param, convention, causal_halving)
     keep_freed_memory()  # the process ends after the audit: freed arrays are kept for the next (audit.allocator)
-    inputs = list(paths) if paths else [str(bundled_corpus_path())]
+    inputs = list(paths) if paths else [str(_bundled_corpus())]
     _check_targets(output, findings_path, inputs, fmt)
     # A claims table alone shows no outlier note and no explanation: they are not made (the table is the same).
     words = not (fmt in ("csv", "parquet") and findings_path is None and not statistics)
@@ -463,6 +461,13 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
                        f"a csv or parquet table or the json report written to a file with -o, and to --findings)",
                        err=True)
         jobs = 1
+    if jobs > 1 and (claims is None or claims > (batch_size or default_batch_size(jobs, fmt))):
+        # Decided without importing the audit (audit.batching): the workers' server imports it beside this process.
+        start_workers_server()
+    from audit.api import check as run_check
+    from audit.findings import exit_status
+    from audit.reading import LoadError
+
     if batched or jobs > 1:
         _check_in_batches(inputs, fmt, output, findings_path, fail_on, config, batch_size, quiet, codes,
                           sheet=sheet, columns_map=columns_map, profile=profile, mlflow_uri=mlflow_uri,
@@ -509,6 +514,13 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     sys.exit(exit_status(result.status.tolist(), fail_on))
 
 
+def _bundled_corpus() -> Any:
+    """:func:`audit.reading.bundled_corpus_path`, looked up when called (a test replaces it)."""
+    import audit.reading
+
+    return audit.reading.bundled_corpus_path()
+
+
 def _streamable(fmt: str, output: str | None) -> bool:
     """Whether a report can be written batch by batch: text (the worst claims kept), or a table or JSON to a
     file."""
@@ -517,12 +529,12 @@ def _streamable(fmt: str, output: str | None) -> bool:
 
 def _large_parquet(claims: int | None, fmt: str, output: str | None, mlflow_uri: str | None,
                    statistics: bool) -> bool:
-    """Parquet input of more than a batch of claims (:data:`audit.stream.DEFAULT_BATCH_SIZE`; ``claims``:
+    """Parquet input of more than a batch of claims (:data:`audit.batching.DEFAULT_BATCH_SIZE`; ``claims``:
     :func:`_parquet_claims`), written as a table or JSON to a file or as text: audited in batches by default, so that
     memory stays bounded (the claims, findings and text report are the same as in one piece, tests/test_stream.py)."""
     if claims is None or mlflow_uri or statistics or not _streamable(fmt, output):
         return False
-    from audit.stream import DEFAULT_BATCH_SIZE
+    from audit.batching import DEFAULT_BATCH_SIZE
 
     return claims > DEFAULT_BATCH_SIZE
 
@@ -532,10 +544,10 @@ def _parquet_claims(paths: tuple[str, ...]) -> int | None:
     folder of them, or one that cannot be read)."""
     if not paths or not all(p != "-" and (p.lower().endswith((".parquet", ".pq")) or os.path.isdir(p)) for p in paths):
         return None
-    from audit.stream import count_rows, input_files
+    from audit.batching import count_rows, parquet_files
 
     try:
-        return count_rows(input_files(list(paths)))
+        return count_rows(parquet_files(list(paths)))
     except Exception:  # a missing or unreadable input: the read itself says so
         return None
 
@@ -546,12 +558,12 @@ def _small_datasets_whole(paths: tuple[str, ...], claims: int | None, fmt: str, 
     once (``-f github``, ``sarif``, ``html``, or JSON to standard output) and all of them fit in one batch: read
     whole, as the files named one by one are. A larger folder is audited in batches, which such a report cannot
     be written from."""
-    from audit.stream import DEFAULT_BATCH_SIZE, input_files
+    from audit.batching import DEFAULT_BATCH_SIZE, parquet_files
 
     if batch_size is not None or _streamable(fmt, output) or claims is None or claims > DEFAULT_BATCH_SIZE \
             or not any(_is_dataset(p) for p in paths):
         return paths
-    return tuple(f for p in paths for f, _ in (input_files([p]) if _is_dataset(p) else [(p, p)]))
+    return tuple(f for p in paths for f in (parquet_files([p]) if _is_dataset(p) else [p]))
 
 
 def _is_dataset(path: str) -> bool:
@@ -573,7 +585,8 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
     done, a progress bar on a terminal's standard error, the verdict from the counts of the whole input."""
     from audit.findings import fail_levels
     from audit.reading import LoadError, ReadOptions, resolve_maps
-    from audit.stream import BatchAuditor, count_rows, default_batch_size, input_files, stream_check
+    from audit.batching import count_rows, default_batch_size, parquet_files
+    from audit.stream import BatchAuditor, stream_check
 
     if not _streamable(fmt, output):
         raise AuditUsageError("batches (--batch-size, or a folder of Parquet files of more than one batch of "
@@ -591,7 +604,7 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
 
     try:
         options = ReadOptions(sheet=sheet, maps=resolve_maps(columns_map, profile))
-        total = count_rows(input_files(inputs))
+        total = count_rows(parquet_files(inputs))
         show = not quiet and total is not None and bool(getattr(sys.stderr, "isatty", lambda: False)())
         # A progress bar only on a terminal (click's: off the terminal it would still print its label).
         bar = click.progressbar(length=total, label="auditing", file=sys.stderr, show_pos=True) if show else None
@@ -661,12 +674,12 @@ def _say_which_settings(quiet: bool) -> None:
 def default_jobs(fmt: str, output: str | None, batched: bool, claims: int | None = None) -> int:
     """``check``'s processes when ``--jobs`` is not given: one per core (at most :data:`DEFAULT_MAX_JOBS`) for a
     claims table or the JSON report written to a file from an input read in batches anyway, or for the JSON report
-    of more than one of its batches of ``claims`` (:data:`audit.stream.JSON_JOB_BATCH_SIZE`; None: not counted), whose
+    of more than one of its batches of ``claims`` (:data:`audit.batching.JSON_JOB_BATCH_SIZE`; None: not counted), whose
     bytes are those of one process (tests/test_parallel.py); one for anything else (a report made by one process,
     or an input of one batch, where starting workers would only add their start-up). Measured on this 2-core
     machine (bench/scale.py): 1,000,000 claims Parquet → Parquet in 23.9 s with two workers against 34.0 s in one
     process; the JSON report of 100,000 claims in 47.0 s against 79.4 s; the same bytes."""
-    from audit.stream import JSON_JOB_BATCH_SIZE
+    from audit.batching import JSON_JOB_BATCH_SIZE
 
     if fmt not in ("csv", "parquet", "json") or output in (None, "-"):
         return 1

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from audit.allocator import keep_freed_memory
+from audit.batching import DEFAULT_BATCH_SIZE, PARQUET_EXTENSIONS, count_rows, parquet_files, worker_context
 from audit.catalog import Catalog
 from audit.claims import Claims, RawTable
 from audit.columns import objects_of
@@ -41,67 +42,9 @@ from audit.reading.paths import _keys_per_row, mapped_columns
 from audit.records import input_notes_of, summary
 from audit.result import AuditResult
 
-#: Claims audited at once unless told otherwise: a peak of about 1.3-1.9 GiB on the benchmark's claims
-#: (bench/scale.py; README, "Benchmarks").
-DEFAULT_BATCH_SIZE = 100_000
-
-#: The smallest batch given to a worker process by default (``jobs``): below it, a batch's fixed costs show.
-MIN_JOB_BATCH_SIZE = 10_000
-
-
-#: Claims a worker process makes the JSON report of at once (``jobs``): their text, about 8 kB a claim on the
-#: benchmark's claims, comes back to the main process whole (5,000 claims: about 40 MB).
-JSON_JOB_BATCH_SIZE = 5_000
-
-
-def default_batch_size(jobs: int = 1, fmt: str | None = None) -> int:
-    """Claims audited at once unless told otherwise: :data:`DEFAULT_BATCH_SIZE` shared out among ``jobs`` worker
-    processes (at least :data:`MIN_JOB_BATCH_SIZE`), so that two workers hold about the memory of one process
-    (bench/scale.py: 1.2 GiB for two workers with batches of 50,000, 2.0 GiB with batches of 100,000); the JSON
-    report (``fmt`` ``json``) in several processes: :data:`JSON_JOB_BATCH_SIZE`."""
-    if jobs <= 1:
-        return DEFAULT_BATCH_SIZE
-    return JSON_JOB_BATCH_SIZE if fmt == "json" else max(MIN_JOB_BATCH_SIZE, DEFAULT_BATCH_SIZE // jobs)
-
-
-#: Extensions read record batch by record batch.
-PARQUET_EXTENSIONS = (".parquet", ".pq")
-
-
 def input_files(paths: Sequence[str]) -> list[tuple[str, str]]:
-    """(path, name shown in reports) of every input file: a folder stands for the Parquet files in it and its
-    subfolders (a partitioned dataset), in sorted order. A folder with none is an unusable input."""
-    out: list[tuple[str, str]] = []
-    for p in paths:
-        if p != "-" and os.path.isdir(p):
-            import pyarrow.dataset as ds
-
-            try:
-                files = sorted(ds.dataset(p, format="parquet", exclude_invalid_files=False).files)
-            except (OSError, ValueError) as exc:
-                raise LoadError(printable(p), f"cannot list the folder: {first_line(exc)}") from None
-            files = [f for f in files if f.lower().endswith(PARQUET_EXTENSIONS)]
-            if not files:
-                raise LoadError(printable(p), "a folder without Parquet files (.parquet, .pq)")
-            out.extend((f, printable(f)) for f in files)
-        else:
-            out.append((p, printable(p) if p != "-" else "<stdin>"))
-    return out
-
-
-def count_rows(files: Sequence[tuple[str, str]]) -> int | None:
-    """Rows of the inputs from the Parquet footers (no data read); None when an input is not Parquet."""
-    import pyarrow.parquet as pq
-
-    total = 0
-    for path, _ in files:
-        if not path.lower().endswith(PARQUET_EXTENSIONS):
-            return None
-        try:
-            total += pq.ParquetFile(path).metadata.num_rows
-        except Exception:  # unreadable: the read itself says so, with the file
-            return None
-    return total
+    """(path, name shown in reports) of every input file (:func:`audit.batching.parquet_files`)."""
+    return [(f, printable(f) if f != "-" else "<stdin>") for f in parquet_files(paths)]
 
 
 def _raw_batches(path: str, name: str, batch_size: int, options: ReadOptions) -> Iterator[RawTable | ArrowBatch]:
@@ -717,16 +660,11 @@ def _pieces(batches: Iterator[tuple[Claims | ArrowBatch, np.ndarray | None]],
             jobs: int) -> Iterator[tuple[_Piece, Claims | ArrowBatch, np.ndarray | None]]:
     """The batches audited in ``jobs`` worker processes, in input order, with at most ``jobs`` batches ahead of the
     one being written (memory: about ``jobs + 1`` batches): each with the batch and its ids seen before."""
-    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    # A fresh process per worker, forked from a server that has imported the audit (Linux) or started anew: the
-    # main process has reading threads (Arrow's) that a plain fork would copy in an unknown state.
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    if "forkserver" in methods:
-        context.set_forkserver_preload(["audit.stream", "audit.report.table"])
+    # A fresh process per worker (audit.batching.worker_context; check may have started their server already).
+    context = worker_context()
     # concurrent.futures rather than multiprocessing.Pool: a worker that dies (killed, out of memory) breaks the
     # pool and every waiting batch says so, where Pool would wait for its result for ever.
     executor = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
@@ -815,7 +753,7 @@ def stream_check(paths: Sequence[str], output: str | None, fmt: str, findings_pa
     f_fmt = "parquet" if findings_path and findings_path.lower().endswith((".parquet", ".pq")) else "csv"
     fwriter = TableWriter(findings_path, f_fmt) if findings_path else None
     total = StreamSummary()
-    if jobs > 1 and (count_rows(input_files(paths)) or batch_size + 1) <= batch_size:
+    if jobs > 1 and (count_rows(parquet_files(paths)) or batch_size + 1) <= batch_size:
         jobs = 1  # one batch: starting worker processes would only add their start-up
     if jobs > 1 and collector is None:
         auditor = audit or BatchAuditor(config or Config.default())

@@ -57,6 +57,42 @@ def test_checking_one_claim_imports_no_schema_validator_and_no_other_renderer(tm
     assert json.loads(proc.stderr.strip().splitlines()[-1]) == []
 
 
+_SERVER_PROBE = """
+import json, sys
+import audit.batching
+seen = []
+
+def started():
+    seen.append(sorted(m for m in sys.modules if m in ("pandas", "audit.pipeline", "audit.engine")))
+    raise SystemExit(0)
+
+audit.batching.start_workers_server = started
+from audit.cli import cli
+try:
+    cli(sys.argv[1:], prog_name="train-audit", standalone_mode=False)
+except SystemExit:
+    pass
+print(json.dumps(seen), file=sys.stderr)
+"""
+
+
+def test_a_check_in_worker_processes_starts_their_server_before_importing_the_audit(tmp_path):
+    """Issue 12: the workers' server imports the audit (about 1.2 s) while the main process imports its own, not
+    after: check decides on workers from the Parquet footer alone (audit.batching), before pandas is imported."""
+    import pandas as pd
+
+    data = tmp_path / "claims.parquet"
+    pd.DataFrame({"id": [f"r{i}" for i in range(30)], "params": 7e9, "tokens": 2e12}).to_parquet(data)
+    out = tmp_path / "out.parquet"
+    args = ["check", str(data), "--isolated", "-f", "parquet", "-o", str(out)]
+    for more, expected in ((["--jobs", "2", "--batch-size", "10"], [[]]),  # 3 batches, 2 workers
+                           (["--jobs", "2"], []),  # one batch: no worker is started
+                           (["--batch-size", "10", "--jobs", "1"], [])):
+        proc = subprocess.run([sys.executable, "-c", _SERVER_PROBE, *args, *more], capture_output=True, text=True,
+                              timeout=60)
+        assert json.loads(proc.stderr.strip().splitlines()[-1]) == expected, (more, proc.stderr)
+
+
 def test_the_table_of_format_modules_is_what_the_modules_register():
     """report.FORMAT_MODULES names the formats without importing the renderers; it must say what they register."""
     import importlib

@@ -110,9 +110,9 @@ def test_a_parquet_file_larger_than_a_batch_is_audited_in_batches_by_default(dat
     # On one core: the batches are then those of one process (more cores share a batch out among workers,
     # tests/test_parallel.py).
     import audit.cli
-    import audit.stream
+    import audit.batching
 
-    monkeypatch.setattr(audit.stream, "DEFAULT_BATCH_SIZE", 10)
+    monkeypatch.setattr(audit.batching, "DEFAULT_BATCH_SIZE", 10)
     monkeypatch.setattr(audit.cli, "_cores", lambda: 1)
     _, files = dataset
     out = tmp_path / "claims.parquet"
@@ -120,7 +120,7 @@ def test_a_parquet_file_larger_than_a_batch_is_audited_in_batches_by_default(dat
     assert "29 claims in 3 batches" in res.output, res.output
     pd.testing.assert_frame_equal(pd.read_parquet(out),
                                   pd.read_parquet(io.BytesIO(table.claims_bytes(check([files[2]]), "parquet"))))
-    monkeypatch.setattr(audit.stream, "DEFAULT_BATCH_SIZE", 29)
+    monkeypatch.setattr(audit.batching, "DEFAULT_BATCH_SIZE", 29)
     res = CliRunner().invoke(cli, ["check", files[2], "-f", "parquet", "-o", str(out)])
     assert "batches" not in res.output and "29 claims:" in res.output, res.output
 
@@ -129,7 +129,7 @@ def test_text_in_batches_is_the_text_of_one_piece(dataset, one, tmp_path, monkey
     # The text report shows the worst claims (by status, then input order) and counts all: with 5 shown of 69
     # in batches of 10, the batches keep each one's 5 worst and the report is the one-piece report, byte for byte.
     import audit.report.text as text
-    import audit.stream
+    import audit.batching
 
     folder, files = dataset
     monkeypatch.setattr(text, "MAX_SHOWN", 5)
@@ -138,7 +138,7 @@ def test_text_in_batches_is_the_text_of_one_piece(dataset, one, tmp_path, monkey
     total = stream_check([str(folder)], None, "text", batch_size=10)
     assert total.batches == 3 + 2 + 3 and total.text == whole
     # On the command line: a Parquet file above the default batch is audited in batches as text too.
-    monkeypatch.setattr(audit.stream, "DEFAULT_BATCH_SIZE", 10)
+    monkeypatch.setattr(audit.batching, "DEFAULT_BATCH_SIZE", 10)
     res = CliRunner().invoke(cli, ["check", files[2]])
     assert res.output.rstrip().endswith(text.render(check([files[2]])).rstrip().splitlines()[-1])
     assert res.output.startswith("showing the 5 worst of 29 claims"), res.output

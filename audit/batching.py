@@ -1,0 +1,106 @@
+"""How a ``check`` is split up: the batch sizes, the Parquet files an input stands for and their claims (read from
+the footers), and the worker processes.
+
+This module imports neither pandas nor the audit, so that ``check`` can decide from it alone whether it will audit
+in worker processes, and start their server before it imports the audit itself: the server's imports (about 1.2 s
+on this 2-core machine) then run beside the main process's own instead of after them (bench/scale.py).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Sequence
+
+#: Claims audited at once unless told otherwise: a peak of about 1.3-1.9 GiB on the benchmark's claims
+#: (bench/scale.py; README, "Benchmarks").
+DEFAULT_BATCH_SIZE = 100_000
+
+#: The smallest batch given to a worker process by default (``jobs``): below it, a batch's fixed costs show.
+MIN_JOB_BATCH_SIZE = 10_000
+
+#: Claims a worker process makes the JSON report of at once (``jobs``): their text, about 8 kB a claim on the
+#: benchmark's claims, comes back to the main process whole (5,000 claims: about 40 MB).
+JSON_JOB_BATCH_SIZE = 5_000
+
+#: Extensions read record batch by record batch.
+PARQUET_EXTENSIONS = (".parquet", ".pq")
+
+#: What the server of the worker processes imports once, before it forks each worker: the audit and the writers
+#: of its tables (a worker forked from it starts with them imported).
+WORKER_PRELOAD = ["audit.stream", "audit.report.table"]
+
+
+def default_batch_size(jobs: int = 1, fmt: str | None = None) -> int:
+    """Claims audited at once unless told otherwise: :data:`DEFAULT_BATCH_SIZE` shared out among ``jobs`` worker
+    processes (at least :data:`MIN_JOB_BATCH_SIZE`), so that two workers hold about the memory of one process
+    (bench/scale.py: 1.2 GiB for two workers with batches of 50,000, 2.0 GiB with batches of 100,000); the JSON
+    report (``fmt`` ``json``) in several processes: :data:`JSON_JOB_BATCH_SIZE`."""
+    if jobs <= 1:
+        return DEFAULT_BATCH_SIZE
+    return JSON_JOB_BATCH_SIZE if fmt == "json" else max(MIN_JOB_BATCH_SIZE, DEFAULT_BATCH_SIZE // jobs)
+
+
+def parquet_files(paths: Sequence[str]) -> list[str]:
+    """Every input file: a folder stands for the Parquet files in it and its subfolders (a partitioned dataset),
+    in sorted order. A folder with none is an unusable input (:class:`audit.reading.LoadError`)."""
+    out: list[str] = []
+    for p in paths:
+        if p != "-" and os.path.isdir(p):
+            import pyarrow.dataset as ds
+
+            try:
+                files = sorted(ds.dataset(p, format="parquet", exclude_invalid_files=False).files)
+            except (OSError, ValueError) as exc:
+                _unusable(p, "cannot list the folder: {}", exc)
+            files = [f for f in files if f.lower().endswith(PARQUET_EXTENSIONS)]
+            if not files:
+                _unusable(p, "a folder without Parquet files (.parquet, .pq)")
+            out.extend(files)
+        else:
+            out.append(p)
+    return out
+
+
+def _unusable(path: str, message: str, exc: BaseException | None = None) -> None:
+    # Imported here: audit.reading imports pandas, which only an unusable input needs from this module.
+    from audit.reading.common import first_line, printable
+    from audit.reading.errors import LoadError
+
+    raise LoadError(printable(path), message.format(first_line(exc)) if exc is not None else message) from None
+
+
+def count_rows(files: Sequence[str]) -> int | None:
+    """Rows of the input files from their Parquet footers (no data read); None when one is not Parquet."""
+    import pyarrow.parquet as pq
+
+    total = 0
+    for path in files:
+        if not path.lower().endswith(PARQUET_EXTENSIONS):
+            return None
+        try:
+            total += pq.ParquetFile(path).metadata.num_rows
+        except Exception:  # unreadable: the read itself says so, with the file
+            return None
+    return total
+
+
+def worker_context() -> Any:
+    """The way worker processes are started: forked from a server that has imported the audit
+    (:data:`WORKER_PRELOAD`; Linux), else started anew. Not a plain fork: the main process has reading threads
+    (Arrow's) that a fork would copy in an unknown state."""
+    import multiprocessing
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(WORKER_PRELOAD)
+    return context
+
+
+def start_workers_server() -> None:
+    """Start the server that forks the worker processes now, without waiting for it: its imports run while the
+    caller makes its own. The pool started later (:func:`worker_context`) uses this server."""
+    if worker_context().get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
