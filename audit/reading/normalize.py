@@ -85,6 +85,9 @@ def column_texts(series: pd.Series) -> Texts:
             return Texts(values, present, kind)
         if kind == "empty":
             return Texts(np.empty(n, dtype=object), np.zeros(n, dtype=bool), kind)  # np.empty: all None
+        if kind == "floating":  # floats only, NaN for missing (JSON input, in-memory records): as a float column's
+            numbers = series.to_numpy(dtype=np.float64)  # a numpy float's text is its float64's, as _one_text makes
+            return Texts(texts_of_numbers(numbers), ~np.isnan(numbers), kind)
     else:
         kind = ""
     out = map_unique(series, _one_text).to_numpy(dtype=object)
@@ -324,8 +327,11 @@ def _say_bounds(cell_text: np.ndarray, used: np.ndarray, label: str, name: str,
         return np.append(matched.to_numpy(zero_copy_only=False), False)[coded.codes]  # code -1: missing
 
     rows = np.flatnonzero(used & matching(BOUND_RE2))
-    bounds = map_unique(pd.Series(cell_text[rows], dtype=object), bound_of).to_numpy(dtype=object)
-    found, kinds = rows[pd.notna(bounds)], bounds[pd.notna(bounds)]
+    if len(rows):  # most columns have none: map_unique of nothing still costs a fixed part of a millisecond
+        bounds = map_unique(pd.Series(cell_text[rows], dtype=object), bound_of).to_numpy(dtype=object)
+        found, kinds = rows[pd.notna(bounds)], bounds[pd.notna(bounds)]
+    else:
+        found = kinds = rows
     if len(found):
         add_reading(np.isin(np.arange(len(cell_text)), found), name, [
             f"{label} written {cell_text[r]!r} is {'an upper' if k == 'upper' else 'a lower'} bound (the value is "
@@ -333,9 +339,12 @@ def _say_bounds(cell_text: np.ndarray, used: np.ndarray, label: str, name: str,
             f"use it hold only as bounds" for r, k in zip(found, kinds)], rule="V011")
     # A range ("41-42%") used as its middle, its half-range the figure's precision.
     rows = np.flatnonzero(used & matching(RANGE_RE2))
-    ranged = map_unique(pd.Series(cell_text[rows], dtype=object),
-                        lambda t: isinstance(t, str) and range_of(strip_qualifiers(t)) is not None).to_numpy(dtype=bool)
-    found = rows[ranged]
+    if len(rows):
+        ranged = map_unique(pd.Series(cell_text[rows], dtype=object),
+                            lambda t: isinstance(t, str) and range_of(strip_qualifiers(t)) is not None
+                            ).to_numpy(dtype=bool)
+        rows = rows[ranged]
+    found = rows
     if len(found):
         add_reading(np.isin(np.arange(len(cell_text)), found), name, [
             f"{label} written {cell_text[r]!r} is a range, read as its middle; the checks that use it allow for half "
@@ -353,6 +362,10 @@ def _text_limits() -> dict[str, int]:
         lengths = [o["maxLength"] for o in prop.get("anyOf", [prop]) if isinstance(o, dict) and "maxLength" in o]
         limits[name] = max(lengths) if lengths else 500
     return limits
+
+
+#: What ``pd.api.types.infer_dtype`` says of an object column holding numbers only (ints and floats, not bools).
+_NUMBER_KINDS = frozenset({"integer", "floating", "mixed-integer-float"})
 
 
 #: Text fields that may also be written as a number (``"id": 7``, a model named ``1984``), as the schema says.
@@ -431,6 +444,7 @@ def normalize(raw: RawTable) -> Claims:
         header_units = _header_units(name, raw.sources.get(name), raw.header_units)
         coded = None  # the column's distinct texts in Arrow and each row's code, when read from them
         error_mask = None  # which cells did not read, when known without a look at every cell
+        number_cells = False  # an object column of Python numbers only, shown as written (in-memory records)
         if header_units is None and pd.api.types.is_float_dtype(col.dtype):
             # Number cells: their texts (reprs) are made only if asked for (Claims.text); nothing below reads
             # the text of a float column.
@@ -444,7 +458,8 @@ def normalize(raw: RawTable) -> Claims:
             error_mask = np.not_equal(errors_u, None)[coded.codes]
             errors = pd.Series(errors_u[coded.codes], dtype=object)
         else:
-            cell_text, present, _ = column_texts(col)
+            cell_text, present, kind = column_texts(col)
+            number_cells = header_units is None and name != "throughput_tokens_per_s" and kind in _NUMBER_KINDS
         if name == "throughput_tokens_per_s":
             col, cell_text = _per_chip_headers(col, cell_text, raw.sources.get(name), raw.header_units)
             present = pd.notna(cell_text)
@@ -548,7 +563,7 @@ def normalize(raw: RawTable) -> Claims:
             what = " (a fraction of an accelerator)" if name == "chips" else ""
             add_invalid(frac, name, f"{q.label} must be a whole number{what}")
             bad |= frac
-        if not numbers_only:
+        if not numbers_only and not number_cells:  # a number's repr or str() writes no bound and no range
             _say_bounds(cell_text, ~bad & ~err_mask & ~np.isnan(parsed), q.label, name, add_reading, coded)
         value_a[:, j] = np.where(bad, np.nan, parsed)
     values = pd.DataFrame(value_a, index=index, columns=list(INPUT_QUANTITIES), dtype=float, copy=False)
