@@ -122,16 +122,14 @@ def totals(q: pd.DataFrame, parent: np.ndarray, claims: Claims) -> dict[str, Pre
     """What the phases' sums give their runs: the summed totals (checked by C010 against a stated total) and
     the effective peak Σ chip_hours × peak / Σ chip_hours where the run names no accelerator of its own."""
     n = len(claims)
-    frame = pd.DataFrame({"parent": parent})
-    for name in SUMMED:
-        frame[name] = q[name].to_numpy(dtype=float)
+    frame = pd.DataFrame({name: q[name].to_numpy(dtype=float) for name in SUMMED})
     frame["capacity"] = frame["chip_hours"] * q["peak_flops_per_chip"].to_numpy(dtype=float)
-    grouped = frame.groupby("parent")
-    counts = grouped.size()
-    sums: dict[str, np.ndarray] = {}
-    for name in (*SUMMED, "capacity"):
-        complete = grouped[name].count() == counts  # NaN unless every phase has the figure
-        sums[name] = grouped[name].sum(min_count=1).where(complete).reindex(range(n)).to_numpy(dtype=float)
+    # All columns in one grouping (each column's sum is the one its own grouping gives): a grouping per column cost
+    # more than the sums.
+    grouped = frame.groupby(parent)
+    complete = grouped.count().eq(grouped.size(), axis=0)  # NaN unless every phase has the figure
+    summed = grouped.sum(min_count=1).where(complete).reindex(range(n))
+    sums = {name: summed[name].to_numpy(dtype=float) for name in (*SUMMED, "capacity")}
     with np.errstate(divide="ignore", invalid="ignore"):
         peak = sums.pop("capacity") / sums["chip_hours"]
     no_hw = claims.info["hardware"].isna().to_numpy()
