@@ -261,19 +261,24 @@ _OTHER_UTILIZATION: dict[str, tuple[str, str]] = {"mfu": (r"(?i)\bhfu\b|hardware
                                                   "hfu": (r"(?i)\bmfu\b|model\s+flops?", "mfu")}
 
 
-def _names_other_utilization(name: str, cell_text: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+def _names_other_utilization(name: str, cell_text: np.ndarray, coded: Coded | None = None
+                             ) -> tuple[np.ndarray, np.ndarray] | None:
     """The cells of an MFU (HFU) column that name the other utilization ("40% HFU"), with why: read as the
     field's own they would check the wrong figure (the units reader accepts a utilization's name beside its
-    number); None when there are none."""
+    number); None when there are none. ``coded``: the cells as :func:`_coded_texts` read them, when they were."""
     other = _OTHER_UTILIZATION.get(name)
-    if other is None or not pd.notna(cell_text).any():
+    if other is None or (coded is None and not pd.notna(cell_text).any()):
         return None
     import pyarrow as pa
     import pyarrow.compute as pc
 
     pattern, field = other
-    texts = pa.array(np.where(pd.notna(cell_text), cell_text, None), type=pa.string())
-    said = pc.fill_null(pc.match_substring_regex(texts, pattern), False).to_numpy(zero_copy_only=False)
+    if coded is not None:  # each distinct text matched once (not a copy of the column made into Arrow again)
+        matched = pc.match_substring_regex(coded.distinct, pattern).to_numpy(zero_copy_only=False)
+        said = np.append(matched, False)[coded.codes]  # code -1: missing
+    else:
+        texts = pa.array(np.where(pd.notna(cell_text), cell_text, None), type=pa.string())
+        said = pc.fill_null(pc.match_substring_regex(texts, pattern), False).to_numpy(zero_copy_only=False)
     if not said.any():
         return None
     why = (f"names the {BY_NAME[field].label} ({BY_NAME[field].description}), not the {BY_NAME[name].label}: "
@@ -480,7 +485,7 @@ def normalize(raw: RawTable) -> Claims:
         text_a[:, j] = cell_text
         parsed = np.asarray(parsed, dtype=float)
         refused = _refused_by_header(name, raw.sources.get(name), raw.header_units, col)
-        other = _names_other_utilization(name, cell_text)
+        other = _names_other_utilization(name, cell_text, coded)
         if other is not None:
             refused = other if refused is None else (refused[0] | other[0],
                                                      np.where(other[0], other[1], refused[1]))
