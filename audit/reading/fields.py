@@ -267,7 +267,17 @@ def _printable_frame(table: RawTable) -> tuple[pd.DataFrame, list[tuple[int, str
     columns = mangle([printable(str(c)) for c in frame.columns])
     out = {}
     for name, (_, col) in zip(columns, frame.items()):
-        out[name] = map_unique(col, printable_value) if col.dtype == object else col
+        if col.dtype != object:
+            out[name] = col
+        elif pd.api.types.infer_dtype(col, skipna=True) in ("floating", "mixed-integer-float"):
+            # Floats (and ints): no string in them. Each cell as it is, a missing one None, as map_unique makes them
+            # (it keeps the values of such a column apart by type and sign); factorizing them cost most of the
+            # reading of in-memory records (the phase records: a float column each figure).
+            values = col.to_numpy(dtype=object, copy=True)
+            values[pd.isna(values)] = None
+            out[name] = pd.Series(values, index=col.index, dtype=object)
+        else:
+            out[name] = map_unique(col, printable_value)
     fixed = pd.DataFrame(out, index=frame.index) if out else pd.DataFrame(index=frame.index)
     problems = [(pos, printable(fld), printable(msg)) for pos, fld, msg in table.problems]
     return fixed, problems
