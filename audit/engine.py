@@ -116,21 +116,11 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
     hits = [match(t) for t in texts]
     accel_u = object_array([None if h[0] is None else h[0].id for h in hits])
     mix_u = object_array([h[2] for h in hits])
-    mix = pd.Series(mix_u[code], index=info.index, dtype=object)
-    accel_id = accel_u[code]
-    hw = pd.DataFrame({
-        "hardware_text": info["hardware"],
-        "accelerator": pd.Series(accel_id, index=info.index, dtype=object),
-        "accelerator_name": pd.Series(object_array([None if h[0] is None else h[0].name for h in hits])[code],
-                                      index=info.index, dtype=object),
-        "mix": mix,
-        "unknown_parts": pd.Series(object_array([h[3] for h in hits])[code], index=info.index, dtype=object),
-    })
-    mix_name = object_array([None if h[2] is None else " + ".join(
+    chips_u = [h[4] for h in hits]
+    # A mix is named by its parts (with their counts when the text gives them), an accelerator by its own name.
+    name_u = object_array([(None if h[0] is None else h[0].name) if h[2] is None else " + ".join(
         (f"{fmt.count(c)} × " if c is not None else "") + catalog.by_id(i).name
         for i, c in zip(h[2], h[4] if h[4] is not None else [None] * len(h[2]))) for h in hits])
-    hw["accelerator_name"] = hw["accelerator_name"].where(mix.isna(), mix_name[code])
-    stated = info["precision"]
 
     def default_precision(key: tuple[Any, Any]) -> str | None:
         accel, ids = key if key is not None else (None, None)
@@ -139,16 +129,8 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
         usual = {catalog.by_id(i).default_precision for i in ids or ()}
         return usual.pop() if len(usual) == 1 else None  # a mix assumes only what all its parts share
 
-    default = pd.Series(object_array([default_precision((h[0], h[2])) for h in hits])[code], index=info.index,
-                        dtype=object)
-    hw["precision"] = stated.where(stated.notna(), default)
-    hw["precision_assumed"] = stated.isna() & default.notna()
-    # A TPU has no IEEE fp16 matrix units: its 16-bit format is bfloat16, and "FP16" written for a TPU run (as
-    # Epoch AI's "Numerical format" often does) means that format (H006 says so).
-    on_tpu = np.array([isinstance(a, str) and a.startswith("tpu-") for a in accel_u], dtype=bool)[code]
-    fp16_on_tpu = on_tpu & (hw["precision"] == "fp16").to_numpy(dtype=bool)
-    hw["precision_read"] = np.where(fp16_on_tpu, "fp16", None)
-    hw.loc[fp16_on_tpu, "precision"] = "bf16"
+    default_u = object_array([default_precision((h[0], h[2])) for h in hits])
+    on_tpu_u = [isinstance(a, str) and a.startswith("tpu-") for a in accel_u]
 
     def peak_of(aid: str | None, ids: tuple[str, ...] | None, prec: str | None,
                 chips: tuple[float, ...] | None) -> float:
@@ -160,6 +142,24 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
             value = None
         return np.nan if value is None else value
 
+    # The precision, and the peak at it, once per distinct (hardware, stated precision) pair: a stated precision,
+    # else the hardware's usual one (assumed). A TPU has no IEEE fp16 matrix units: its 16-bit format is bfloat16,
+    # and "FP16" written for a TPU run (as Epoch AI's "Numerical format" often does) means that format (H006 says
+    # so: ``precision_read``).
+    stated_code, stated_u = distinct_codes(info["precision"])  # a missing precision is None
+    stated_missing = pd.isna(object_array(stated_u))
+    pair_code, hardware_of, stated_of = distinct_pairs(code, stated_code, len(stated_u))
+    n_pairs = len(hardware_of)
+    precision_u, read_u = np.empty(n_pairs, dtype=object), np.empty(n_pairs, dtype=object)
+    assumed_u, peak_u = np.zeros(n_pairs, dtype=bool), np.zeros(n_pairs, dtype=float)
+    for k, (h, s) in enumerate(zip(hardware_of.tolist(), stated_of.tolist())):
+        precision = default_u[h] if stated_missing[s] else stated_u[s]
+        assumed_u[k] = stated_missing[s] and pd.notna(default_u[h])
+        if on_tpu_u[h] and isinstance(precision, str) and precision == "fp16":
+            precision, read_u[k] = "bf16", "fp16"
+        precision_u[k] = precision
+        peak_u[k] = peak_of(accel_u[h], mix_u[h], precision, chips_u[h])
+
     def memory_of(aid: str | None, ids: tuple[str, ...] | None, chips: tuple[float, ...] | None) -> float:
         parts = [catalog.by_id(aid)] if aid is not None else [catalog.by_id(i) for i in ids or ()]
         if any(p.unit == WAFER_UNIT for p in parts):
@@ -168,22 +168,6 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
             return parts[0].memory_gb * 1e9
         value = mix_memory_gb(parts, None if chips is None else list(chips)) if ids is not None else None
         return np.nan if value is None else value * 1e9
-
-    # The peak once per distinct (hardware, precision) pair.
-    precisions, precision_code = _distinct(hw["precision"].to_numpy(dtype=object))
-    pair_code, hardware_of, precision_of = distinct_pairs(code, precision_code, len(precisions))
-    chips_u = [h[4] for h in hits]
-    peaks = np.array([peak_of(accel_u[h], mix_u[h], precisions[p], chips_u[h])
-                      for h, p in zip(hardware_of.tolist(), precision_of.tolist())], dtype=float)
-    hw["catalog_peak"] = peaks[pair_code]
-    hw["memory_per_chip"] = np.array([memory_of(a, m, c) for a, m, c in zip(accel_u, mix_u, chips_u)],
-                                     dtype=float)[code]
-    # The chips the hardware text counts ("256x A100 + 256x H100": 512).
-    hw["counted_chips"] = np.array([np.nan if c is None else sum(c) for c in chips_u], dtype=float)[code]
-    hw["slice_cores"] = np.array([h[1] for h in hits], dtype=float)[code]
-    gen = [None if aid is None else aid.replace("tpu-", "").split("-")[0] for aid in accel_u]
-    hw["cores_per_chip"] = np.array([_TPU_CORES_PER_CHIP.get(g, np.nan) if g else np.nan for g in gen],
-                                    dtype=float)[code]
 
     # What the hardware makes possible, for the causes that only some accelerators can have (audit/explain.py);
     # an unknown accelerator rules nothing out.
@@ -197,30 +181,38 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
                 any(a.unit in ("package", "gcd") for a in found), any(a.id.startswith("tpu-") for a in found))
 
     trait = np.array([traits((a, m)) for a, m in zip(accel_u, mix_u)], dtype=bool).reshape(len(hits), 4)
-    for i, name in enumerate(("sparse_headline", "has_fp8", "multi_die", "tpu")):
-        hw[name] = trait[code, i]
-    return hw
+    gen = [None if aid is None else aid.replace("tpu-", "").split("-")[0] for aid in accel_u]
+
+    def objects(values: np.ndarray) -> pd.Series:
+        return pd.Series(values, index=info.index, dtype=object)
+
+    # One frame of whole columns (each taken by the hardware's or the pair's number), made at once and not
+    # consolidated (copy=False: each column stays its own block, no copy).
+    return pd.DataFrame({
+        "hardware_text": info["hardware"],
+        "accelerator": objects(accel_u[code]),
+        "accelerator_name": objects(name_u[code]),
+        "mix": objects(mix_u[code]),
+        "unknown_parts": objects(object_array([h[3] for h in hits])[code]),
+        "precision": objects(precision_u[pair_code]),
+        "precision_assumed": assumed_u[pair_code],
+        "precision_read": objects(read_u[pair_code]),
+        "catalog_peak": peak_u[pair_code],
+        "memory_per_chip": np.array([memory_of(a, m, c) for a, m, c in zip(accel_u, mix_u, chips_u)],
+                                    dtype=float)[code],
+        # The chips the hardware text counts ("256x A100 + 256x H100": 512).
+        "counted_chips": np.array([np.nan if c is None else sum(c) for c in chips_u], dtype=float)[code],
+        "slice_cores": np.array([h[1] for h in hits], dtype=float)[code],
+        "cores_per_chip": np.array([_TPU_CORES_PER_CHIP.get(g, np.nan) if g else np.nan for g in gen],
+                                   dtype=float)[code],
+        **{name: trait[code, i] for i, name in enumerate(("sparse_headline", "has_fp8", "multi_die", "tpu"))},
+    }, index=info.index, copy=False)
 
 
 def _per_text(values: np.ndarray, test: Callable[[str | None], Any], dtype: Any) -> np.ndarray:
     """``test`` of each cell's text (None when missing, else its ``str``), called once per distinct text."""
     codes, texts = text_codes(pd.Series(values, dtype=object))
     return object_array([test(t) for t in texts]).astype(dtype)[codes]
-
-
-def _distinct(values: np.ndarray) -> tuple[list[Any], np.ndarray]:
-    """The distinct values of an object column as written (``map_unique``'s sense: ``1``, ``1.0`` and ``True``
-    differ) and each row's number; missing values are told apart by type (None, NaN), as a Python function of
-    the value would see them."""
-    codes, distinct = distinct_codes(pd.Series(values, dtype=object))
-    missing = pd.isna(values)
-    if missing.any():  # map_unique hands every missing value over as None
-        gaps = values[missing]
-        kind_code, _ = pd.factorize(np.fromiter(map(id, map(type, gaps)), dtype=np.int64, count=len(gaps)))
-        _, first = np.unique(kind_code, return_index=True)
-        codes[missing] = len(distinct) + kind_code
-        distinct.extend(gaps[first].tolist())
-    return distinct, codes
 
 
 def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | None = None,
