@@ -944,11 +944,11 @@ def architecture(q: pd.DataFrame, claims: Claims, config: Config) -> pd.DataFram
            ("n_eff", "layers", "d_model", "heads", "head_dim", "kv_heads", "ffn_dim", "seq_len", "vocab_size",
             "experts", "experts_per_token")}
     head_dim = np.where(np.isnan(col["head_dim"]), col["d_model"] / col["heads"], col["head_dim"])
-    mlp = map_unique(claims.info["mlp"], lambda t: None if t is None else str(t).strip().lower())
-    gated = mlp.isin(GATED_MLP).to_numpy()
+    gated = map_unique(claims.info["mlp"], lambda t: t is not None and str(t).strip().lower() in GATED_MLP
+                       ).to_numpy(dtype=bool)
     k = np.where(np.isnan(col["experts_per_token"]), 1.0, col["experts_per_token"])
     causal = config.causal_halving
-    out = pd.DataFrame(index=q.index)
+    out: dict[str, np.ndarray] = {}
     out["6N"] = F.six_n(col["n_eff"])
     out["palm"] = F.palm(col["n_eff"], col["layers"], col["heads"], head_dim, col["seq_len"], causal=causal)
     terms = F.megatron_general_terms(col["layers"], col["d_model"], col["heads"], head_dim, col["kv_heads"],
@@ -959,14 +959,14 @@ def architecture(q: pd.DataFrame, claims: Claims, config: Config) -> pd.DataFram
                                                  causal=causal), np.nan)
     order = list(F.AUTO_ORDER) if config.convention == "auto" else [config.convention]
     chosen = np.full(len(q), np.nan)
-    chosen_how = np.full(len(q), None, dtype=object)
-    for name in reversed(order):  # the first convention with a value wins
-        v = out[name].to_numpy(dtype=float)
+    chosen_at = np.full(len(q), len(order))  # a position in ``order`` (past its end: none)
+    for at, name in reversed(list(enumerate(order))):  # the first convention with a value wins
+        v = np.asarray(out[name], dtype=float)
         ok = np.isfinite(v) & (v > 0)
         chosen = np.where(ok, v, chosen)
-        chosen_how = np.where(ok, name, chosen_how)
+        chosen_at = np.where(ok, at, chosen_at)
     out["flops_per_token"] = chosen
-    out["flops_per_token_how"] = chosen_how
+    out["flops_per_token_how"] = object_array([*order, None])[chosen_at]  # the names' own strings: no copy per row
     out["head_dim_assumed"] = np.isnan(col["head_dim"]) & ~np.isnan(head_dim)
     mode = map_unique(claims.info["activation_recompute"],
                       lambda t: None if t is None else RECOMPUTE_ALIASES.get(str(t).strip().lower()))
@@ -977,7 +977,9 @@ def architecture(q: pd.DataFrame, claims: Claims, config: Config) -> pd.DataFram
     out["recompute_factor_how"] = np.where(use_terms, "recompute (architecture)",
                                            np.where(np.isfinite(r_plain), "recompute", None))
     out["recompute_mode"] = mode.to_numpy(dtype=object)
-    return out
+    # One frame of whole columns, made at once (copy=False: each column its own block, no copy).
+    return pd.DataFrame({name: pd.Series(values, index=q.index, dtype=object) if values.dtype == object
+                         else values for name, values in out.items()}, index=q.index, copy=False)
 
 
 def compute_optimal_split(compute: float, tokens_per_param: float) -> tuple[float, float]:
