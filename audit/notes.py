@@ -243,11 +243,15 @@ def model_kinds(domain: pd.Series, task: pd.Series) -> tuple[np.ndarray, np.ndar
     """(language, sequence) masks: a language model by its ``domain`` or ``task`` (Epoch AI's "Language" domain,
     or a task such as "Protein or nucleotide language model (pLM/nLM)"), and a sequence model, which is a language
     model or a protein or genome model of the Biology domain. Each distinct text is read once."""
-    def has(series: pd.Series, word: str) -> np.ndarray:
-        return map_unique(series, lambda t: isinstance(t, str) and word in t.lower()).to_numpy(dtype=bool)
+    def has(series: pd.Series, *words: str) -> list[np.ndarray]:
+        """Per word, the rows whose text holds it: one pass over the column for all the words (a bit each)."""
+        found = map_unique(series, lambda t: sum(1 << i for i, word in enumerate(words)
+                                                 if isinstance(t, str) and word in t.lower())).to_numpy(dtype=np.int64)
+        return [(found & (1 << i)) != 0 for i in range(len(words))]
 
-    language = has(domain, "language") | has(task, "language model")
-    return language, language | has(domain, "biology")
+    language_domain, biology = has(domain, "language", "biology")
+    language = language_domain | has(task, "language model")[0]
+    return language, language | biology
 
 
 def dataset_units(domain: pd.Series, task: pd.Series, notes: pd.Series, sizes: np.ndarray,
