@@ -268,10 +268,14 @@ def log_half_widths(texts: pd.Series) -> np.ndarray:
         if head.nunique() >= 0.9 * head.notna().sum() > 0:  # numbering the texts would not save reading them
             delta = relative_half_widths(texts.to_numpy(dtype=object))
             return -np.log1p(-np.minimum(delta, _MAX_HALF_WIDTH))
-    codes, uniques = pd.factorize(texts, use_na_sentinel=True) if texts.dtype == object else (None, None)
-    if codes is not None and len(uniques) >= _VECTOR_FROM:
-        widths = np.append(relative_half_widths(np.asarray(uniques, dtype=object)), 0.0)
-        delta = widths[codes]  # NaN/None → code -1 → the 0.0 appended
+    if texts.dtype == object:
+        # Numbered once: only a text has a width, so values that are equal but written differently (1, 1.0, True:
+        # what map_unique tells apart) all have none.
+        codes, uniques = pd.factorize(texts, use_na_sentinel=True)
+        uniques = np.asarray(uniques, dtype=object)
+        widths = relative_half_widths(uniques) if len(uniques) >= _VECTOR_FROM else \
+            [relative_half_width(text) for text in uniques]
+        delta = np.append(widths, 0.0)[codes]  # NaN/None → code -1 → the 0.0 appended
     else:
         delta = map_unique(texts, relative_half_width).to_numpy(dtype=float)
     return -np.log1p(-np.minimum(delta, _MAX_HALF_WIDTH))
