@@ -238,10 +238,11 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     q_a, precision_a = np.full(shape, np.nan, order="F"), np.zeros(shape, order="F")
     # numpy fills a new object array with None (np.full would fill it a second time).
     source_a, how_a = np.empty(shape, dtype=object, order="F"), np.empty(shape, dtype=object, order="F")
+    stated_of: dict[str, np.ndarray] = {}  # per input column, the rows whose claim states it
     for name in INPUT_QUANTITIES:
         values = claims.values[name].to_numpy(dtype=float)
         q_a[:, at[name]] = values
-        stated = ~np.isnan(values)
+        stated = stated_of[name] = ~np.isnan(values)
         source_a[stated, at[name]] = "claimed"
         # Whole-number quantities (chips, layers) are exact: "1 GPU" is not 0.5-1.5 GPUs. A column no claim
         # states has no precision to read (most of the input quantities, in most batches).
@@ -267,6 +268,8 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     state = WorkState(claims=claims, config=config, catalog=catalog, q=q, source=source, how=how,
                       precision=precision, hardware=hw, architecture=pd.DataFrame(index=index),
                       prefill=dict(prefill or {}))
+    for name, stated in stated_of.items():  # what the sources say, known without comparing them
+        state.know_stated(name, stated)
     # A TPU slice name without a claimed chip count gives the chips (cores / cores per chip); H003 checks a
     # claimed count against it.
     state.set_derived("chips", hw["slice_cores"].to_numpy() / hw["cores_per_chip"].to_numpy(), "H003")
@@ -530,28 +533,6 @@ class _RelationPlan:
     assumed: np.ndarray | None  # the utilization its left-hand side was estimated at (RelationRule.assumed_utilization)
 
 
-class _Claimed:
-    """Which cells of the work columns are stated by the claim (``source == "claimed"``), one column at a time,
-    read from the sources (rows × columns, ``at``: each column's position) on first use and kept up to date as
-    the relations write into them."""
-
-    def __init__(self, source: np.ndarray, at: Mapping[str, int]) -> None:
-        self.source = source
-        self.at = at
-        self.cache: dict[int, np.ndarray] = {}
-
-    def __call__(self, name: str) -> np.ndarray:
-        col = self.at[name]
-        if col not in self.cache:
-            self.cache[col] = self.source[:, col] == "claimed"
-        return self.cache[col]
-
-    def wrote(self, rows: np.ndarray, col: int, source: str) -> None:
-        """The cells at ``rows`` of column ``col`` now have the source ``source``."""
-        if col in self.cache:
-            self.cache[col][rows] = source == "claimed"
-
-
 def apply_relations(state: WorkState, preused: Mapping[str, np.ndarray] | None = None,
                     undo: list[_Undo] | None = None) -> list[FindingsPart]:
     """Derive and check with every relation until no more can be derived (a fixed point): the findings of the
@@ -653,7 +634,9 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
         precision=pd.DataFrame(precision, index=state.q.index, columns=names, dtype=float, copy=False))
     source = _objects(state.source, names)
     how = _objects(state.how, names)
-    claimed = _Claimed(source, at)
+    # The cells a claim states: the state's masks hold for the whole loop, since the relations write only cells
+    # with no value, which no claim states, and never write "claimed" (RelationRule.derived_source).
+    claimed = view.stated
     written: set[int] = set()
     # Which columns hold a value on some row: a relation with two of them empty everywhere can neither derive
     # nor check anywhere (most batches state none of the energy, cost or hardware-FLOPs figures).
@@ -707,7 +690,6 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
         """Record where a derived value came from."""
         source[sel, col] = src
         how[sel, col] = note
-        claimed.wrote(sel, col, src)
         written.add(col)
         has_value[col] = True
 

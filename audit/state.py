@@ -196,6 +196,12 @@ class WorkState:
             self._stated[name] = mask
         return mask
 
+    def know_stated(self, name: str, mask: np.ndarray) -> None:
+        """Take ``mask`` as :meth:`stated` of ``name`` (read-only from now on): the engine, which wrote "claimed"
+        into the column's sources on those rows, knows it without comparing them again."""
+        mask.flags.writeable = False
+        self._stated[name] = mask
+
     def unstate(self, rows: np.ndarray, name: str) -> None:
         """Forget the stated ``name`` of ``rows`` (value and source): the engine reads it as another quantity."""
         _write(self.q, name, rows, np.nan)
