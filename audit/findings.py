@@ -24,6 +24,8 @@ STATUSES: tuple[str, ...] = ("pass", "warn", "fail", "invalid", "unchecked")
 #: How much a status says, for combining a run with its phases: a run is as bad as its worst phase, and a run
 #: with nothing to check of its own is as good as its checked phases.
 STATUS_RANK: dict[str, int] = {"unchecked": 0, "pass": 1, "warn": 2, "fail": 3, "invalid": 4}
+#: The statuses by rank: a column of statuses is taken from it by rank (the same few strings, none made per row).
+_STATUS_BY_RANK = np.array(sorted(STATUS_RANK, key=STATUS_RANK.__getitem__), dtype=object)
 #: Statuses as every report lists claims: what must be fixed first (a failed check, then unusable input, then a
 #: warning); unchecked claims come before passing ones (they need a look).
 STATUSES_WORST_FIRST: tuple[str, ...] = ("fail", "invalid", "warn", "unchecked", "pass")
@@ -212,7 +214,7 @@ def status_of(findings: pd.DataFrame, n: int, notes: np.ndarray | None = None,
     (an unusable value, from the rules that invalidate, :attr:`audit.rules.Rule.invalidates`) → invalid, and a
     claim on which no check ran → unchecked. ``notes`` marks findings that only say how a figure was read (an
     info from a rule that checks nothing); they do not make a claim checked."""
-    status = np.full(n, "unchecked", dtype=object)
+    rank = np.full(n, STATUS_RANK["unchecked"])
     if len(findings):
         rank = findings["severity"].cat.codes.to_numpy()
         rows = findings["row"].to_numpy(dtype=int)
@@ -224,12 +226,12 @@ def status_of(findings: pd.DataFrame, n: int, notes: np.ndarray | None = None,
         checked = np.zeros(n, dtype=bool)
         is_check = np.ones(len(findings), dtype=bool) if notes is None else ~np.asarray(notes, dtype=bool)
         checked[rows[is_check | (rank >= SEVERITY_RANK["warning"])]] = True
-        status = np.where(worst >= SEVERITY_RANK["error"], "fail",
-                          np.where(worst >= SEVERITY_RANK["warning"], "warn",
-                                   np.where(checked, "pass", "unchecked"))).astype(object)
+        rank = np.where(worst >= SEVERITY_RANK["error"], STATUS_RANK["fail"],
+                        np.where(worst >= SEVERITY_RANK["warning"], STATUS_RANK["warn"],
+                                 np.where(checked, STATUS_RANK["pass"], STATUS_RANK["unchecked"])))
         if invalid is not None:
-            status[rows[np.asarray(invalid, dtype=bool)]] = "invalid"
-    return pd.Series(status, dtype=object)
+            rank[rows[np.asarray(invalid, dtype=bool)]] = STATUS_RANK["invalid"]
+    return pd.Series(_STATUS_BY_RANK[rank], dtype=object)
 
 
 def rule_is(findings: pd.DataFrame, codes: Sequence[str]) -> np.ndarray:
@@ -253,10 +255,7 @@ def worst_status(status: pd.Series, other: pd.Series, into: np.ndarray) -> pd.Se
     phase_rank = other.to_numpy(dtype=object).tolist()
     np.maximum.at(rank, which, np.fromiter(map(STATUS_RANK.__getitem__, phase_rank), dtype=np.int64,
                                             count=len(phase_rank)))
-    by_rank = np.empty(len(STATUS_RANK), dtype=object)
-    for name, at in STATUS_RANK.items():
-        by_rank[at] = name
-    out[runs] = by_rank[rank]
+    out[runs] = _STATUS_BY_RANK[rank]
     return pd.Series(out, dtype=object)
 
 
