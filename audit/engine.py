@@ -32,7 +32,7 @@ from audit.findings import SEVERITIES, SEVERITY_RANK, FindingsPart, findings_par
 from audit.quantities import (ADAPTER_METHODS, BY_NAME, GATED_MLP, INPUT_QUANTITIES, PER_CHIP_SCOPE,
                               RECOMPUTE_ALIASES)
 from audit.rules import (FULL_RECOMPUTE, RULES, RelationRule, relation_rules, rules_of_stage,
-                         severity_codes_of_ratio)
+                         severity_codes_of_offset)
 from audit.significance import log_half_widths, log_half_widths_of_numbers
 from audit.state import Prefill, WorkState, effective_params, refresh_effective, text_codes
 
@@ -854,9 +854,12 @@ def _verdicts(rule: type[RelationRule], rows: np.ndarray, q: np.ndarray, precisi
         for name in rule.goodput_unless_stated:
             side &= ~is_claimed(name)[rows]
 
+    with np.errstate(divide="ignore", invalid="ignore"):
+        off = np.abs(np.log(ratio))  # once for the two or four judgements below
+
     def judge(allowance: np.ndarray | float) -> np.ndarray:
-        found = severity_codes_of_ratio(ratio, ok_tol, warn_tol, allowance)
-        return found if side is None else np.where(side, severity_codes_of_ratio(ratio, ok_g, warn_g, allowance),
+        found = severity_codes_of_offset(off, ok_tol, warn_tol, allowance)
+        return found if side is None else np.where(side, severity_codes_of_offset(off, ok_g, warn_g, allowance),
                                                    found)
 
     ok = SEVERITY_RANK["ok"]

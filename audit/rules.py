@@ -62,6 +62,13 @@ def severity_codes_of_ratio(ratio: np.ndarray, ok: float, warn: float,
     relations compare and combine these, not strings."""
     with np.errstate(divide="ignore", invalid="ignore"):
         off = np.abs(np.log(ratio))
+    return severity_codes_of_offset(off, ok, warn, slack)
+
+
+def severity_codes_of_offset(off: np.ndarray, ok: float, warn: float,
+                             slack: np.ndarray | float = 0.0) -> np.ndarray:
+    """:func:`severity_codes_of_ratio` of the ratios whose ``|ln ratio|`` is ``off``: a caller that judges the same
+    ratios several ways (other tolerances, no slack) takes their logarithm once."""
     ok_bound = np.maximum(math.log(ok), slack) + _SLACK
     warn_bound = np.maximum(math.log(warn), slack) + _SLACK
     # NaN ratios (off is NaN) compare false with both bounds: an error, as np.where made it with strings.
@@ -2988,7 +2995,8 @@ class ComputeEstimates(Rule):
 
 
 __all__ = ["Rule", "RelationRule", "Relation", "RULES", "register", "unregister", "all_rules", "relation_rules",
-           "rules_of_stage", "severity_of_ratio", "severity_codes_of_ratio"]
+           "rules_of_stage", "severity_of_ratio", "severity_codes_of_ratio",
+           "severity_codes_of_offset"]
 
 
 # ------------------------------------------------------------------------- energy, cost, carbon (issue 13)
