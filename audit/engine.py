@@ -453,9 +453,16 @@ def training_state(state: WorkState) -> np.ndarray:
     ``frozen_bytes_per_param`` (the bf16 weights) for each frozen parameter."""
     config = state.config
     params, trainable = state.col("params"), state.col("trainable_params")
-    method = _per_text(state.info("finetune_method"), lambda t: (t or "").strip().lower(), object)
-    adapter = np.isin(method, list(ADAPTER_METHODS)) | ~np.isnan(trainable)
-    frozen = np.where(method == "qlora", config.frozen_bytes_per_param_qlora, config.frozen_bytes_per_param)
+
+    def kind(text: str | None) -> int:
+        """Bit 1: an adapter method; bit 2: QLoRA (its frozen weights take fewer bytes)."""
+        method = (text or "").strip().lower()
+        return int(method in ADAPTER_METHODS) | (2 if method == "qlora" else 0)
+
+    # Once per distinct text (a test of the object column per method name cost more than reading the texts).
+    kinds = _per_text(state.info("finetune_method"), kind, np.int64)
+    adapter = ((kinds & 1) != 0) | ~np.isnan(trainable)
+    frozen = np.where((kinds & 2) != 0, config.frozen_bytes_per_param_qlora, config.frozen_bytes_per_param)
     trained = np.where(np.isnan(trainable), 0.0, trainable)
     return np.where(adapter, frozen * (params - trained) + config.bytes_per_param * trained,
                     config.bytes_per_param * params)

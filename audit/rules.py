@@ -2202,7 +2202,7 @@ class AchievedBelowPeak(Rule):
         # A peak that the claim's own utilization gave (C003: C / (3600 · chip_hours · MFU), C005: achieved / MFU;
         # a mix of accelerators without counts has no datasheet peak) bounds nothing: achieved ≤ peak is then
         # MFU ≤ 1, which U001 checks.
-        circular = np.isin(state.how["peak_flops_per_chip"].to_numpy(dtype=object), _utilization_relations())
+        circular = state.how["peak_flops_per_chip"].isin(_utilization_relations()).to_numpy()  # hashed, not sorted
         peak = np.where(circular, np.nan, peak)
         parts: list[FindingsPart | None] = []
         stated = np.zeros(len(peak), dtype=bool)
@@ -3523,18 +3523,15 @@ class RegulatoryThresholds(Rule):
                 np.where(finetune, np.nan, chip_hours * 3600.0 * peak * mfu),
             ])
         figures = np.where(np.isfinite(figures) & (figures > 0), figures, np.nan)
-        known = ~np.isnan(figures).all(axis=1)
-        low = np.full(len(figures), np.nan)
-        high = np.full(len(figures), np.nan)
-        low[known] = np.nanmin(figures[known], axis=1)
-        high[known] = np.nanmax(figures[known], axis=1)
-        return low, high
+        # fmin and fmax pass over NaN (a row of NaN only stays NaN): nanmin and nanmax of the row, without their
+        # copies and masks.
+        return np.fmin.reduce(figures, axis=1), np.fmax.reduce(figures, axis=1)
 
     @classmethod
     def evaluate(cls, state: WorkState) -> FindingsPart | None:
         low, high = cls.estimates(state)
         # A line applies to the whole run (Annex A sums the phases): a phase of a multi-phase run is not placed.
-        phase = pd.Series(state.info("file"), dtype=object).eq("<phases>").to_numpy(dtype=bool)
+        phase = state.info("file") == "<phases>"
         low, high = np.where(phase, np.nan, low), np.where(phase, np.nan, high)
         margin = _reference.ESTIMATE_MARGIN
         parts: list[FindingsPart | None] = []
