@@ -204,16 +204,16 @@ class WorkState:
 
     def unstate(self, rows: np.ndarray, name: str) -> None:
         """Forget the stated ``name`` of ``rows`` (value and source): the engine reads it as another quantity."""
-        _write(self.q, name, rows, np.nan)
-        _write(self.source, name, rows, None)
+        write_cells(self.q, name, rows, np.nan)
+        write_cells(self.source, name, rows, None)
         self._stated.pop(name, None)
 
     def restate(self, rows: np.ndarray, old: str, new: str) -> None:
         """Read the stated ``old`` figure of ``rows`` as the quantity ``new`` instead (a FLOP/s or a compute read as
         hardware FLOPs): the value, its source and its precision move; ``old`` becomes unknown."""
         for frame, gone in ((self.q, np.nan), (self.source, None), (self.precision, 0.0)):
-            _write(frame, new, rows, frame[old].to_numpy()[rows])
-            _write(frame, old, rows, gone)
+            write_cells(frame, new, rows, frame[old].to_numpy()[rows])
+            write_cells(frame, old, rows, gone)
         self._stated.pop(old, None)
         self._stated.pop(new, None)
 
@@ -300,13 +300,13 @@ class WorkState:
         log half-width ``precision`` it inherits from the figures it came from; 0 when exact)."""
         mask = np.isnan(self.q[name].to_numpy()) & np.isfinite(values)
         if mask.any():
-            _write(self.q, name, mask, values[mask])
-            _write(self.source, name, mask, "derived")
-            _write(self.how, name, mask, note)
-            _write(self.precision, name, mask, 0.0 if precision is None else precision[mask])
+            write_cells(self.q, name, mask, values[mask])
+            write_cells(self.source, name, mask, "derived")
+            write_cells(self.how, name, mask, note)
+            write_cells(self.precision, name, mask, 0.0 if precision is None else precision[mask])
 
 
-def _write(frame: pd.DataFrame, name: str, rows: np.ndarray, values: object) -> None:
+def write_cells(frame: pd.DataFrame, name: str, rows: np.ndarray | slice, values: object) -> None:
     """``frame.loc[rows, name] = values``, written straight into the column's own array where pandas hands that
     out (a frame numbered 0, 1, ... so that positions are its labels, and a column that is a writable view of its
     block, as without copy-on-write): ``.loc`` costs about 0.5 ms a call on 50,000 rows, four calls per derived
