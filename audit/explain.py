@@ -10,7 +10,7 @@ beside the findings: they never change a severity, they say what the figure woul
 from __future__ import annotations
 
 import math
-import re
+
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -64,6 +64,13 @@ class Cause:
         """:attr:`slip` read: (figure, ``low``/``high``/``""`` for either way) for each alternative, in order."""
         return tuple((parts[0], parts[1] if len(parts) > 1 else "")
                      for parts in (part.split() for part in self.slip.split(";")) if parts)
+
+    @property
+    def figures(self) -> frozenset[str]:
+        """The figures the cause is about: those its slip makes wrong and those it needs stated (:attr:`needs`'s
+        quantities; ``!dense`` names none)."""
+        needed = {name for group in self.needs.split() if not group.startswith("!") for name in group.split("|")}
+        return frozenset({figure for figure, _ in self.slips} | needed)
 
 
 @lru_cache(maxsize=1)
@@ -245,8 +252,7 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
             valid &= _slip_fits(cause.slips, pairs, pair_of, log_r)
             # The outlier search found the one figure that, left out, lets the rest agree: a slip in another figure
             # cannot be the cause (hours written as days when the chip-hours are the outlier).
-            blamed = {figure for figure, _ in cause.slips} | set(re.split(r"[|\s]+", cause.needs.replace("!", "")))
-            valid &= (outlier == "") | np.isin(outlier, sorted(blamed - {""}))
+            valid &= (outlier == "") | np.isin(outlier, sorted(cause.figures))
         if not valid.any():
             continue
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -4141,8 +4141,8 @@ class NothingChecked(Rule):
             code, sep, needed = re.split("([:=])", item, maxsplit=1)
             names = [_asked(q) for q in needed.split(",")]
             if sep == "=":  # derived now from the others: one of them stated would be checked
-                listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
-                needs.append(f"{code} ({RULES[code].formula}) would check {listed} if stated (derived now)")
+                needs.append(f"{code} ({RULES[code].formula}) would check {_listed(names, 'or')} if stated "
+                             f"(derived now)")
             else:
                 needs.append(f"{code} ({RULES[code].formula}) needs {_listed(names)}")
         return f"{text}; nearest checks: {'; '.join(needs)}" if needs else text
@@ -4153,6 +4153,6 @@ def _asked(name: str) -> str:
     return f"{label(name)} (or the accelerator)" if name == "peak_flops_per_chip" else label(name)
 
 
-def _listed(names: list[str]) -> str:
-    """Names as a reader lists them: "a", "a and b", "a, b and c"."""
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+def _listed(names: list[str], conjunction: str = "and") -> str:
+    """Names as a reader lists them: "a", "a and b", "a, b and c" (or "a, b or c")."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {conjunction} {names[-1]}"
