@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, Phase, assume, given, settings
+from hypothesis import HealthCheck, Phase, assume, example, given, settings
 from hypothesis import strategies as st
 
 from audit import report
@@ -30,7 +30,8 @@ from audit.catalog import load_catalog
 from audit.reading import (LoadError, MAX_JSON_DEPTH, canonical_columns, claims_from_records, json_depth, normalize,
                            read_path, read_paths)
 from audit.pipeline import audit_claims as audit
-from audit.quantities import canonical_column, column_map
+from audit.reading.fields import field_of
+from audit.quantities import column_map
 from audit.rules import RULES, relation_rules
 from audit.units import UnitError, parse_series, parse_value
 
@@ -77,15 +78,16 @@ JSON_VALUES = st.recursive(
 
 
 def understood(key: str) -> bool:
-    """Whether a key names a field of a claim (README: Input): a canonical name or alias, or phases."""
-    return canonical_column(key) is not None or "".join(c for c in key.lower() if c.isalnum()) == "phases"
+    """Whether a key names a field of a claim (README: Input): a canonical name or alias, a unit alone that names
+    its quantity ("tokens/s": the throughput), or phases."""
+    return field_of(key)[0] is not None or "".join(c for c in key.lower() if c.isalnum()) == "phases"
 
 
 def gives_figure(key: str) -> bool:
     """Whether a key names a figure to check (a quantity, the hardware, phases), not only an id, name or text."""
     from audit.quantities import BY_NAME
 
-    field = canonical_column(key)
+    field = field_of(key)[0]
     return field in BY_NAME or field == "hardware" or "".join(c for c in key.lower() if c.isalnum()) == "phases"
 
 
@@ -147,6 +149,7 @@ def scratch():
 
 @fast(25)
 @given(docs=st.lists(JSON_VALUES, min_size=1, max_size=4))
+@example(docs=[{"TOKENS/S": None}])  # a unit alone names its quantity (the throughput): a claim, not a refusal
 def test_any_json_value_yields_claims_or_a_load_error(scratch, docs):
     good: list[str] = []
     total = 0
@@ -238,7 +241,7 @@ def test_any_csv_table_keeps_one_claim_per_row_or_is_refused(scratch, header, ro
                    and h.rsplit(".", 1)[1].isdigit() else h for h in headers]
         # "phases" is a field that no canonical quantity names (understood() knows it): a header of it twice is
         # the same field twice too (hypothesis found ['phases', 'phases']).
-        fields = [understood(h) and (canonical_column(h) or "phases") for h in written]
+        fields = [understood(h) and (field_of(h)[0] or "phases") for h in written]
         twice = {f for f in fields if f and fields.count(f) > 1} - {"name", "source"}
         assert not any(gives_figure(h) for h in written) or twice, (str(exc), headers)
         return
