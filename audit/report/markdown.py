@@ -50,7 +50,8 @@ def _code(text: object) -> str:
 
 
 def render(result: AuditResult, title: str = "train-audit report", limit: int = 200) -> str:
-    """The audit as Markdown: a summary line, a table of claims and the findings that matter."""
+    """The audit as Markdown: a summary line, a table of claims (with the rules that warn or fail), and under each
+    claim that warns or fails its findings but the ok checks (the info findings of the others counted)."""
     s = summary(result)
     lines = [f"## {_cell(title)}", ""]
     lines.append(" · ".join(f"{_ICON[k]} {v} {k}" for k, v in s["status"].items()) + f" — {s['claims']} claims")
@@ -85,21 +86,34 @@ def render(result: AuditResult, title: str = "train-audit report", limit: int = 
         said = ", ".join(f"{int(left[s])} {s}" for s in MARKDOWN_ORDER if s in left.index)
         lines.append(f"\n{len(result) - limit} more claims not listed ({said}); use `--format csv` for all of them.")
     details = []
+    quiet = {"claims": 0, "findings": 0}  # info findings of claims with no warning or error: counted, not listed
     for row in order[:limit]:
-        bad = [f for f in grouped.get(row, []) if f.severity in ("warning", "error")]
-        if not bad:
+        # A flagged claim's findings but the ok checks, as the text report shows them: its info ones say which
+        # figure is likely wrong (C009, first) and how a figure was read. The info findings of the other claims
+        # (how their figures were read) are counted: a pull-request comment holds at most 65,536 characters.
+        shown = [f for f in grouped.get(row, []) if f.severity in ("warning", "error", "info")]
+        if not any(f.severity in ("warning", "error") for f in shown):
+            quiet["claims"] += bool(shown)
+            quiet["findings"] += len(shown)
             continue
         details.append(f"\n**{_cell(info.at[row, 'id'])}**\n")
-        for f in bad:
+        for f in shown:
             # An invalid value names its field: the message alone ("cannot read '5 apples' as a count") does not.
             field = f"`{_code(f.quantity)}`: " if RULES[f.rule].invalidates and f.quantity else ""
             # A phase's finding is listed under its run, with the phase's id.
             phase = f"\\[{_cell(f.claim_id)}\\] " if f.claim_id != str(info.at[row, "id"]) else ""
-            details.append(f"- **{f.severity}** `{f.rule}` {phase}{field}{_cell(f.message)}  \n  `{_code(f.formula)}`")
+            # An info finding's formula says how a figure was read ("dataset unit from dataset_notes"): its message
+            # says it better, in fewer characters.
+            formula = f"  \n  `{_code(f.formula)}`" if f.formula and f.severity != "info" else ""
+            details.append(f"- **{f.severity}** `{f.rule}` {phase}{field}{_cell(f.message)}{formula}")
             for e in f.explanations[:2]:
                 details.append(f"  likely cause: {_cell(e['text'])}")
     if details:
         lines += ["", "<details><summary>Findings</summary>", "", *details, "", "</details>"]
+    if quiet["findings"]:
+        lines += ["", f"{quiet['findings']} info finding{'s' * (quiet['findings'] != 1)} on {quiet['claims']} "
+                  f"claim{'s' * (quiet['claims'] != 1)} with no warning or error (how their figures were read) not "
+                  "listed; `--format text` or `--findings FILE` lists them."]
     return "\n".join(lines) + "\n"
 
 
