@@ -510,7 +510,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
         s = summary(result)
         counts = ", ".join(f"{v} {k}" for k, v in s["status"].items())
         written = output + (f" and {findings_path}" if findings_path else "")
-        click.echo(f"{s['claims']} claims: {counts}; report written to {written}", err=True)
+        click.echo(f"{s['claims']} claim{'s' * (s['claims'] != 1)}: {counts}; report written to {written}", err=True)
     sys.exit(exit_status(result.status.tolist(), fail_on))
 
 
@@ -633,7 +633,7 @@ def _check_in_batches(inputs: list[str], fmt: str, output: str | None, findings_
         click.echo(f"{s['claims']} claims in {summary.batches} batches: {counts}; report written to {written}",
                    err=True)
     elif quiet and fmt == "text":
-        click.echo(f"{s['claims']} claims: {counts}")  # as -q prints it in one piece
+        click.echo(f"{s['claims']} claim{'s' * (s['claims'] != 1)}: {counts}")  # as -q prints it in one piece
     levels = fail_levels(fail_on)
     sys.exit(1 if any(summary.status.get(s, 0) for s in levels) else 0)
 

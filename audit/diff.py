@@ -189,13 +189,17 @@ def _shown(v: Any) -> str:
     return "(none)" if v is None else str(v)
 
 
+def _claims(k: int) -> str:
+    return f"{k} claim" if k == 1 else f"{k} claims"
+
+
 def render_text(record: dict[str, Any]) -> str:
     """The difference as text: counts, then claims added, removed and changed."""
     s = record["summary"]
     o, n = record["old"], record["new"]
-    lines = [f"old: {', '.join(o['files'])} ({o['claims']} claims)",
-             f"new: {', '.join(n['files'])} ({n['claims']} claims)",
-             f"matched by {record['matched_by']}: {s['matched']} claims in both, {s['added']} added, "
+    lines = [f"old: {', '.join(o['files'])} ({_claims(o['claims'])})",
+             f"new: {', '.join(n['files'])} ({_claims(n['claims'])})",
+             f"matched by {record['matched_by']}: {_claims(s['matched'])} in both, {s['added']} added, "
              f"{s['removed']} removed, {s['figures_changed']} with changed figures, {s['verdicts_changed']} with "
              f"a changed verdict, {s['unchanged']} unchanged"]
     moves = [f"{st}: {o['status'].get(st, 0)} -> {n['status'].get(st, 0)}" for st in STATUSES

@@ -68,7 +68,7 @@ def test_no_input_text_can_start_a_workflow_command(tmp_path: Path):
     lines = out.splitlines()
     assert len(lines) >= 3
     assert all(line.startswith(("::error ", "::warning ", "::notice ")) for line in lines[:-1]), out
-    assert lines[-1].startswith("1 claims: ")
+    assert lines[-1].startswith("1 claim: ")
     assert "%0A" not in out.replace("%250A", "")  # the literal %0A in the input is escaped as %250A
 
 

@@ -34,7 +34,7 @@ def test_quiet_prints_only_the_summary_and_no_notes(tmp_path: Path):
     quiet = run_cli("check", str(path), "--isolated", "-q")
     # 6 × 1e9 × 20e9 = 1.2e20: the claimed 1.2e21 is 10x off, an error.
     assert quiet.exit_code == 1
-    assert quiet.stdout == "1 claims: 0 pass, 0 warn, 1 fail, 0 invalid, 0 unchecked\n"
+    assert quiet.stdout == "1 claim: 0 pass, 0 warn, 1 fail, 0 invalid, 0 unchecked\n"
     assert quiet.stderr == ""
     both = run_cli("check", str(path), "--isolated", "-q", "-v")
     assert both.exit_code == 2 and "-q/--quiet" in both.stderr

@@ -137,7 +137,7 @@ def input_notices(result: AuditResult) -> list[tuple[str, str, str]]:
 def summary_line(result: AuditResult) -> str:
     """``N claims: a pass, b warn, ...``: the same last line as the text format."""
     s = summary(result)
-    return f"{s['claims']} claims: " + ", ".join(f"{v} {k}" for k, v in s["status"].items())
+    return f"{s['claims']} claim{'s' * (s['claims'] != 1)}: " + ", ".join(f"{v} {k}" for k, v in s["status"].items())
 
 
 def _who(item: Located) -> str:

@@ -617,10 +617,6 @@ def _claim_view(result: AuditResult, row: int, findings: list, rank: int, proble
 # ------------------------------------------------------------------------------------------ page framing
 
 
-def _plural(k: int, word: str, plural: str | None = None) -> str:
-    return f"{k:,} {word if k == 1 else (plural or word + 's')}"
-
-
 def verdict(status: dict[str, int]) -> str:
     """One sentence that says whether the batch is sound, from the counts by status."""
     n = sum(status.values())

@@ -157,7 +157,7 @@ def compose(table_lines: list[str], blocks: list[list[str]], total: int, status_
     for block in blocks:
         lines.extend(block)
     counts = ", ".join(f"{v} {k}" for k, v in status_counts.items())
-    lines.append(f"{total} claims: {counts}")
+    lines.append(f"{total} claim{'s' * (total != 1)}: {counts}")
     return "\n".join(lines) + "\n"
 
 
