@@ -887,6 +887,13 @@ def _unit_scale(rest: str, raw: str, kind: str) -> _Scale:
     try:
         return _UNIT_READERS[kind](rest)
     except _Reject as r:
+        if _ABBREVIATION_END_RE.search(rest):
+            # An abbreviation's dot, or a sentence's, after the unit ("1.5K GPU hrs.", phi-1.5's table; "8 days.")
+            # is punctuation: the unit without it, or the first refusal.
+            try:
+                return _UNIT_READERS[kind](rest.rstrip()[:-1])
+            except _Reject:
+                pass
         reason = r.reason if r.specific else r.reason + _hint(rest, kind)
         if not r.specific and (remark := _REMARK_RE.search(rest)):
             try:  # a unit in parentheses ("1.4T (tokens)", "40 (GPUs)") is that unit
@@ -898,6 +905,9 @@ def _unit_scale(rest: str, raw: str, kind: str) -> _Scale:
             reason = _remark_reason(remark.group(0), rest, kind)
         raise _error(raw, kind, reason) from None
 
+
+#: A unit text that ends in a dot after a letter: an abbreviation ("hrs.") or the end of a sentence.
+_ABBREVIATION_END_RE = re.compile(r"[A-Za-z]\.\s*$")
 
 #: A remark in parentheses after a figure ("30 days (phase 1)", "17B (Activated) 109B (Total)").
 _REMARK_RE = re.compile(r"\([^()]*\)")

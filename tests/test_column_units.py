@@ -214,3 +214,50 @@ def test_two_columns_for_one_field_in_the_same_unit_are_still_refused(tmp_path):
     path.write_text("id,compute (FLOP),training compute (flops),params\na,1e20,2e20,1B\n", encoding="utf-8")
     with pytest.raises(Exception, match="keep one"):
         check([str(path)])
+
+
+def test_an_abbreviation_dot_after_a_unit_is_punctuation(tmp_path):
+    """phi-1.5's paper (Li et al. 2023, "Textbooks Are All You Need II", Table 1) heads its column "Train time
+    (GPU hrs.)" and gives phi-1.5 1.5K of them: the dot ends the abbreviation, in the header as in a cell ("1.5K
+    GPU hrs.") and after a duration ("8 days."). Both were refused ("unknown unit 'GPU hrs.'"). By hand: 6 x 1.3e9
+    x 150e9 / (1,500 x 3600 x 312e12, the A100's dense BF16 peak) = 0.694."""
+    path = tmp_path / "phi.csv"
+    path.write_text("id,params,tokens,hardware,Train time (GPU hrs.)\nphi-1.5,1.3B,150B,A100,1.5K\n",
+                    encoding="utf-8")
+    q = to_json(check([str(path)]))["claims"][0]["quantities"]
+    assert q["chip_hours"]["value"] == pytest.approx(1_500)
+    assert q["mfu"]["value"] == pytest.approx(6 * 1.3e9 * 150e9 / (1_500 * 3600 * 312e12), rel=1e-3)
+    cells = tmp_path / "cells.jsonl"
+    cells.write_text('{"id": "a", "chip_hours": "1.5K GPU hrs."}\n{"id": "b", "chips": 32, "wall_clock_days": '
+                     '"8 days."}\n{"id": "c", "wall_clock_days": "192 hrs."}\n', encoding="utf-8")
+    claims = to_json(check([str(cells)]))["claims"]
+    assert claims[0]["quantities"]["chip_hours"]["value"] == pytest.approx(1_500)
+    assert claims[1]["quantities"]["wall_clock_days"]["value"] == pytest.approx(8)
+    assert claims[2]["quantities"]["wall_clock_days"]["value"] == pytest.approx(192 / 24)
+    assert all(c["status"] != "invalid" for c in claims)
+
+
+@pytest.mark.parametrize("header, field", [("Token count", "tokens"), ("Parameter count", "params"),
+                                           ("Chip count", "chips"), ("Accelerator count", "chips"),
+                                           ("Token count (B)", "tokens"), ("Model count", None)])
+def test_a_field_then_count_names_the_count(header, field):
+    """Meta's Llama 4 model card heads its token column "Token count" (Scout ~40T, Maverick ~22T): it was not read
+    and had no did-you-mean. A field's name then "count" (or "number", "total") is that count; an accelerator's
+    name then "count" counts accelerators; a word that names no field stays unread."""
+    from audit.reading.fields import field_of
+
+    assert field_of(header)[0] == field
+
+
+def test_the_llama4_model_card_table_is_read(tmp_path):
+    """The Llama 4 model card's training table as written (meta-llama/llama-models, models/llama4/MODEL_CARD.md):
+    Scout 5.0M H100-80GB GPU hours, ~40T tokens, 17B active. By hand: 6 x 17e9 x 40e12 / (5.0e6 x 3600 x
+    989.4e12, the H100 SXM's dense BF16 peak) = 0.229."""
+    path = tmp_path / "card.csv"
+    path.write_text("Model Name,Token count,Training Time (GPU hours),Hardware,active_params\n"
+                    "Llama 4 Scout,~40T,5.0M,H100-80GB,17B\n", encoding="utf-8")
+    report = to_json(check([str(path)]))
+    q = report["claims"][0]["quantities"]
+    assert q["tokens"]["value"] == pytest.approx(40e12)
+    assert q["mfu"]["value"] == pytest.approx(6 * 17e9 * 40e12 / (5.0e6 * 3600 * 989.4e12), rel=1e-3)
+    assert not report["summary"]["input"]["unread_columns"]

@@ -129,9 +129,33 @@ def _generic_field(header: str, unit: str | None) -> tuple[str | None, str | Non
             return _unit_header(stripped)
         if canon is None:
             return _generic_field(f"{stripped} ({unit})", unit)
+    if (counted := _counted_field(base)) is not None and (unit is None or unit_fits(unit, counted)):
+        return counted, unit
     if unit is None:
         return _unit_header(header)
     return None, unit
+
+
+#: A word after a field's name that says the figure counts it ("Token count" in Meta's Llama 4 model card,
+#: "Chip count", "GPU number").
+_COUNT_WORD = re.compile(r"^(?P<base>.*?[A-Za-z].*?)[\s_-]+(?:count|number|total)\s*$", re.IGNORECASE)
+
+
+def _counted_field(header: str) -> str | None:
+    """The count a header such as "Token count" names: the field of its first words, singular or plural, when it
+    is a count ("Token(s)" → tokens, "Parameter(s)" → params); an accelerator's name counts the accelerators
+    ("GPU count", "Chip count" → chips)."""
+    m = _COUNT_WORD.match(header)
+    if m is None:
+        return None
+    base = m.group("base").strip()
+    for text in (base, base + "s"):
+        canon, unit = canonical_column_and_unit(text)
+        if unit is None and canon in BY_NAME and BY_NAME[canon].kind == "count":
+            return canon
+        if unit is None and canon == "hardware":
+            return "chips"
+    return None
 
 
 def _unit_header(header: str) -> tuple[str | None, str | None]:
