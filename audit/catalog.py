@@ -303,11 +303,18 @@ class Catalog:
 
     def counted(self, text: str | None) -> tuple[float, Accelerator] | None:
         """The chips and the accelerator of a text that writes a count beside a catalog name: ``"256x A100"``,
-        ``"256 × H100"``, ``"2,048 H100 GPUs"``, ``"A100 x 256"``, ``"H100 (512)"``; None when the text is a
-        catalog name whole (``RTX 3090``), gives no count and name the catalog knows, or counts systems of several
-        accelerators (``"8x DGX A100"``: servers of 8 GPUs each)."""
+        ``"256 × H100"``, ``"2,048 H100 GPUs"``, ``"A100 x 256"``, ``"H100 (512)"``; or a count of systems whose
+        size is known (``audit/data/systems.csv``: ``"8x DGX A100"`` is 64 A100, ``"DGX H100 (768 nodes)"`` 6,144
+        H100) or written (``"768 nodes of 8 H100"``). None when the text is a catalog name whole (``RTX 3090``),
+        gives no count and name the catalog knows, or counts systems of a size it does not say (``"96 nodes of
+        H100"``, ``"16x HGX H100"``: boards of 4 or 8)."""
         if text is None:
             return None
+        systems = _systems_counted(str(text))
+        if systems is not None:  # "768 DGX H100 nodes", "DGX A100 (140 nodes)": systems of a known size
+            count, name = systems
+            hit = self.lookup(name)
+            return (count, hit) if hit is not None else None
         whole = self.lookup(text) is not None  # "H100 (512)" is found whole: only its parenthesis counts
         for pattern in _COUNTED[2:] if whole else _COUNTED:
             m = pattern.match(str(text))
@@ -393,6 +400,45 @@ _COUNTED = (
 #: a count beside it counts systems, not chips, and is not read.
 _SYSTEM = re.compile(r"\b(?:dgx|hgx|nodes?|servers?|hosts?|pods?|superpods?|boards?|systems?|racks?|trays?|nvl\d+"
                      r"|clusters?)\b", re.IGNORECASE)
+
+
+#: A count of systems (servers, nodes, DGX boxes): before the name ("768 DGX H100 nodes", "8x DGX A100"), in
+#: parentheses after it ("DGX H100 (768 nodes)"), or of a size written in ("768 nodes of 8 H100", "96 nodes x 8
+#: A100 GPUs", "768 nodes with 8x H100 each").
+_NODE_WORDS = r"(?:nodes?|servers?|systems?|machines?|hosts?|boxes|racks?)"
+_SYSTEMS_BEFORE = re.compile(rf"^\s*{_COUNT}\s*(?:[x×*]\s*|\s+)(?P<name>.*?[A-Za-z].*?)(?:\s+{_NODE_WORDS})?\s*$",
+                             re.IGNORECASE)
+_SYSTEMS_AFTER = re.compile(rf"^\s*(?P<name>.*?[A-Za-z].*?)\s*\(\s*{_COUNT}\s+{_NODE_WORDS}\s*\)\s*$", re.IGNORECASE)
+_SYSTEMS_SIZED = re.compile(
+    rf"^\s*{_COUNT}\s+{_NODE_WORDS}\s*(?:of|with|[x×*])\s*(?P<per>\d+)\s*(?:[x×*]\s*)?(?P<name>.*?[A-Za-z].*?)"
+    r"(?:\s+(?:GPUs?|TPUs?|chips?|accelerators?))?(?:\s+each)?\s*$", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _system_sizes() -> tuple[tuple[re.Pattern[str], int], ...]:
+    """The systems of a known number of accelerators (``audit/data/systems.csv``, each with its datasheet)."""
+    with open(data_path("systems.csv"), newline="", encoding="utf-8") as fh:
+        return tuple((re.compile(row["pattern"], re.IGNORECASE), int(row["accelerators"]))
+                     for row in csv.DictReader(fh))
+
+
+@lru_cache(maxsize=4096)
+def _systems_counted(text: str) -> tuple[float, str] | None:
+    """(accelerators, the name to look up) of a text that counts systems of a known or written size, else None."""
+    m = _SYSTEMS_SIZED.match(text)
+    if m:
+        count, per = float(m.group("count").replace(",", "")), int(m.group("per"))
+        return (count * per, m.group("name")) if count >= 1 and per >= 1 else None
+    for pattern in (_SYSTEMS_AFTER, _SYSTEMS_BEFORE):
+        m = pattern.match(text)
+        if m is None:
+            continue
+        name = m.group("name")
+        sizes = [size for known, size in _system_sizes() if known.search(name)]
+        count = float(m.group("count").replace(",", ""))
+        if len(sizes) == 1 and count >= 1:
+            return count * sizes[0], name
+    return None
 
 
 def split_mix(text: str) -> list[str]:

@@ -298,8 +298,17 @@ def test_lookup_mix_resolves_each_part(catalog, text, ids):
     ("RTX 3090", None, "rtx-3090"),                    # digits of a name are not a count
     ("NVIDIA A100 SXM4 40 GB", None, "a100-sxm4-40gb"),
     ("H1000 x 8", None, None),                         # no catalog name beside the count
-    ("8x DGX A100", None, None),                       # eight servers of 8 GPUs each: not 8 chips
+    # Systems of a size their datasheet gives (audit/data/systems.csv): NVIDIA's DGX A100 and DGX H100 datasheets,
+    # 8 GPUs each; Nemotron-4 340B's report writes its cluster as 768 DGX H100 nodes (6,144 H100).
+    ("8x DGX A100", 64, "a100-sxm4-80gb"),             # eight servers of 8 GPUs each: 64, not 8 chips
+    ("768 DGX H100 nodes", 6144, "h100-sxm5-80gb"),
+    ("DGX H100 (768 nodes)", 6144, "h100-sxm5-80gb"),
+    ("140 DGX A100 systems", 1120, "a100-sxm4-80gb"),
+    ("768 nodes of 8x H100", 6144, "h100-sxm5-80gb"),  # a size written in: 768 x 8
+    ("96 nodes x 8 A100 GPUs", 768, "a100-sxm4-80gb"),
     ("HGX H100 (8)", None, "h100-sxm5-80gb"),          # a board of GPUs: the count is not read
+    ("16x HGX H100", None, None),                      # boards of 4 or 8 GPUs: the size is not known
+    ("H100 (96 nodes)", None, "h100-sxm5-80gb"),       # nodes of a size not given: not chips
 ])
 def test_a_count_beside_an_accelerator_is_its_chips(catalog, text, chips, accel):
     counted = catalog.counted(text)

@@ -87,7 +87,8 @@ def test_wheel_carries_data_schemas_and_templates(venv):
     import zipfile
 
     names = set(zipfile.ZipFile(venv["wheel"]).namelist())
-    for member in ("audit/data/accelerators.csv", "audit/data/corpus.csv", "audit/data/thresholds.json",
+    for member in ("audit/data/accelerators.csv", "audit/data/systems.csv", "audit/data/corpus.csv",
+                   "audit/data/thresholds.json",
                    "audit/schemas/claims.schema.json", "audit/templates/report.html.j2"):
         assert member in names, member
     assert not any(n.startswith(("tests/", "reports/")) for n in names)
