@@ -812,6 +812,19 @@ def _without_qualifiers(s: str) -> str:
     return s
 
 
+#: Small numbers written as words, as press releases and blog posts give durations and counts ("about five weeks",
+#: "a month", "two thousand GPUs"): the word at the start of a cell, before a space.
+_NUMBER_WORDS: dict[str, int] = {
+    word: i for i, word in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                                      "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
+                                      "seventeen", "eighteen", "nineteen", "twenty"))} | {
+    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "a": 1, "an": 1}
+#: "a"/"an" is one only before a unit of time or a multiplier ("a month", "an hour", "a million"; not "a few weeks").
+_NUMBER_WORD_RE = re.compile(
+    r"(" + "|".join(w for w in _NUMBER_WORDS if w not in ("a", "an")) + r")(?= [a-z])"
+    r"|(an?)(?= (?:hour|day|week|fortnight|month|year|thousand|million|billion|trillion)s?\b)", re.IGNORECASE)
+
+
 def _read_number(raw: str, kind: str) -> _Number | None:
     """The number at the start of a cell and the unit text after it; None when the cell means "missing"."""
     text = raw.strip()
@@ -834,6 +847,8 @@ def _read_number(raw: str, kind: str) -> _Number | None:
                      else "a currency amount is not a quantity here")
     if s.endswith("+"):
         s = s[:-1].rstrip()
+    if (word := _NUMBER_WORD_RE.match(s)) is not None:  # "about five weeks" (press reports), "two months"
+        s = f"{_NUMBER_WORDS[word.group(0).lower()]}{s[word.end():]}"
 
     m = _NUM_RE.match(s)
     if not m or (m.group("int") is None and m.group("frac2") is None):

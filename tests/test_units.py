@@ -583,3 +583,24 @@ def test_an_exponent_is_no_range():
     from audit.units import parse_value
 
     assert parse_value("1e-5", "fraction") == 1e-5 and parse_value("3.14e-2", "fraction") == 0.0314
+
+
+@pytest.mark.parametrize("text, kind, expected", [
+    ("about five weeks", "days", 35.0),           # a press report of GPT-J's training (~5 weeks): 5 x 7 days
+    ("two months", "days", 2 * 365.25 / 12),      # a month is a twelfth of a Julian year, as "2 months" reads
+    ("a month", "days", 365.25 / 12),
+    ("an hour", "hours", 1.0),
+    ("ten thousand GPUs", "count", 10_000.0),
+    ("a million tokens", "count", 1e6),
+])
+def test_small_numbers_written_as_words_are_read(text: str, kind: str, expected: float) -> None:
+    """Blog posts and press releases write durations and counts in words; "about five weeks" was refused ("no
+    number found"). The word stands for its digits: the same value as "5 weeks"."""
+    assert parse_value(text, kind) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("text", ["a few weeks", "a couple of months", "several days"])
+def test_vague_amounts_in_words_are_refused(text: str) -> None:
+    """"a few weeks" is no number: refused, never read as one week."""
+    with pytest.raises(UnitError):
+        parse_value(text, "days")
