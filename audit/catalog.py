@@ -226,6 +226,25 @@ class Catalog:
         found = [i for i, v in enumerate(vocab) if words <= v and any(a <= words for a in aliases[i])]
         return self._rows[found[0]] if len(found) == 1 else None
 
+    def memory_variants(self, name: str | None) -> tuple[Accelerator, list[float]] | None:
+        """When ``name`` gives no memory size and the catalog has variants of it with another memory: the row it
+        reads as and the memory sizes (GB) of all the variants, sorted (``"A100"`` -> the SXM4 80GB row, [40, 80]);
+        else None. A bare family name goes to the variant most used for training, the larger memory on a tie
+        (ACCELERATORS.md): lenient for the memory check, and worth saying."""
+        if name is None or _MEMORY_SIZE.search(str(name)):
+            return None
+        hit = self.lookup(name)
+        words = _words(_plain(str(name)))
+        if hit is None or not words:
+            return None
+        vocab = self.__dict__.get("_vocab")
+        if vocab is None:
+            self._by_words(str(name))  # builds the vocabulary
+            vocab = self.__dict__["_vocab"]
+        sizes = sorted({row.memory_gb for row, v in zip(self._rows, vocab[0])  # of the same unit: not a GCD
+                        if words <= v and row.unit == hit.unit and row.memory_gb and math.isfinite(row.memory_gb)})
+        return (hit, sizes) if len(sizes) > 1 and hit.memory_gb in sizes else None
+
     def close_matches(self, name: str, n: int = 3) -> list[str]:
         """Display names of the catalog entries closest to ``name`` *of the same family* (for an 'unknown
         accelerator' finding); empty when no catalog family shares its series.
@@ -361,6 +380,8 @@ class Catalog:
 
 #: Words of marketing around a part's name ("NVIDIA H100 Tensor Core GPU", "Intel Gaudi2 AI accelerator").
 _FILLER = re.compile(r"\b(?:tensor\s*cores?|(?:ai\s+)?accelerators?|gpus?|processors?|cards?)\b")
+#: A memory size in a name ("80GB", "40 GB", "H100-80G", "32GiB").
+_MEMORY_SIZE = re.compile(r"\d\s*(?:gb|gib|g)\b", re.IGNORECASE)
 #: A memory size written with "G" for GB ("H100-80G").
 _GIGABYTES = re.compile(r"(?<=\d)\s?g\b")
 

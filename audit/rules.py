@@ -2366,12 +2366,24 @@ class MemoryFit(Rule):
         n = float(f["claimed"])
         chips = f"{fmt.count(n)} chip" if n == 1 else f"{fmt.count(n)} chips"
         if f["severity"] == "ok":
-            return f"{chips} {'holds' if n == 1 else 'hold'} the {base}"
+            return f"{chips} {'holds' if n == 1 else 'hold'} the {base}{cls._memory_read(result, row)}"
         if f["severity"] == "info":
             return (f"{chips} cannot hold the full {base}, but they hold the weights: offloading, an 8-bit "
-                    f"optimizer or sharded state, worth a sentence in the report")
+                    f"optimizer or sharded state, worth a sentence in the report{cls._memory_read(result, row)}")
         return (f"{chips} cannot hold even the 16-bit weights, let alone the {base} (a wrong chip count or "
-                f"model size?)")
+                f"model size?){cls._memory_read(result, row)}")
+
+    @staticmethod
+    def _memory_read(result: "AuditResult", row: int) -> str:
+        """What memory a hardware name that gives none was read with ("A100": the 80 GB variant), or ""."""
+        text = result.claims.info.at[row, "hardware"]
+        variants = result.accelerators().memory_variants(text) if isinstance(text, str) else None
+        if variants is None:
+            return ""
+        accel, sizes = variants
+        others = ", ".join(f"{fmt.sig(gb, 4)} GB" for gb in sizes if gb != accel.memory_gb)
+        return (f"; {text!r} gives no memory size: read as the {accel.name} ({fmt.sig(accel.memory_gb, 4)} GB), "
+                f"other variants {others}")
 
     @classmethod
     def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:

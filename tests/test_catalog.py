@@ -441,3 +441,34 @@ def test_a_gb200_superchip_is_two_gpus(catalog):
     assert sc.peak_flops("bf16") == pytest.approx(2 * 2500e12) and gpu.peak_flops("bf16") == pytest.approx(2500e12)
     assert sc.memory_gb == pytest.approx(2 * 186)
     assert catalog.lookup("GB300 Superchip").peak_flops("bf16") == pytest.approx(2 * 2500e12)
+
+
+@pytest.mark.parametrize("text, accel, sizes", [
+    ("A100", "a100-sxm4-80gb", [40, 80]),       # NVIDIA A100 datasheet: 40GB and 80GB variants
+    ("NVIDIA A100", "a100-sxm4-80gb", [40, 80]),
+    ("V100", "v100-sxm2-32gb", [16, 32]),       # NVIDIA V100 datasheet: 16GB and 32GB
+    ("A100 40GB", None, None),                  # the memory is named: nothing assumed
+    ("A100-80G", None, None),
+    ("MI250X", None, None),                     # the package; its GCD (64 GB) is one die, not a variant
+    ("TPU v4", None, None),                     # one memory size
+])
+def test_a_name_without_memory_says_which_variant_it_reads(catalog, text, accel, sizes):
+    found = catalog.memory_variants(text)
+    if accel is None:
+        assert found is None
+    else:
+        assert found is not None and found[0].id == accel and found[1] == sizes
+
+
+def test_the_memory_check_says_when_the_memory_was_assumed(tmp_path):
+    """phi-1.5 trained on A100-40G (its model card) while a sheet writes "A100": the memory check reads the 80 GB
+    variant (lenient) and now says so, naming the other size."""
+    from audit.api import check, to_json
+
+    path = tmp_path / "runs.csv"
+    path.write_text("id,params,chips,hardware\nbare,1.3B,32,A100\nnamed,1.3B,32,A100 40GB\n", encoding="utf-8")
+    claims = to_json(check([str(path)]))["claims"]
+    m001 = {c["id"]: next(f["message"] for f in c["findings"] if f["rule"] == "M001") for c in claims}
+    assert "'A100' gives no memory size: read as the NVIDIA A100 SXM4 80GB (80 GB), other variants 40 GB" \
+        in m001["bare"]
+    assert "gives no memory size" not in m001["named"]
