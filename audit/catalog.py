@@ -233,6 +233,12 @@ class Catalog:
         (ACCELERATORS.md): lenient for the memory check, and worth saying."""
         if name is None or _MEMORY_SIZE.search(str(name)):
             return None
+        known = self.__dict__.setdefault("_memory_variants_of", {})  # once per distinct name: M001's words ask per claim
+        if name not in known:
+            known[name] = self._memory_variants(str(name))
+        return known[name]
+
+    def _memory_variants(self, name: str) -> tuple[Accelerator, list[float]] | None:
         hit = self.lookup(name)
         words = _words(_plain(str(name)))
         if hit is None or not words:
