@@ -1957,8 +1957,14 @@ class Outlier(Rule):
             implied = f["implied"][0]
             value = f"; the others imply {fmt.value(name, implied)}" if math.isfinite(implied) else ""
             what = stated(name) if name == "catalog_peak" else f"the {stated(name)}"
-            return (f"{what} figure is the likely outlier: without it, the other {int(f['detail'])} "
-                    f"stated figures agree{value}")
+            others = int(f["detail"])
+            # "the other 0 stated figures agree" read as nonsense (a run's tokens against its phases' sum).
+            if others == 0 and value:
+                value = f": the derived figures imply {fmt.value(name, implied)}"
+            rest = ("no other stated figure enters the disagreement" if others == 0 else
+                    "without it, the other stated figure agrees with what is derived" if others == 1 else
+                    f"without it, the other {others} stated figures agree")
+            return f"{what} figure is the likely outlier: {rest}{value}"
 
         def suspect(name: str, implied: float) -> str:
             would = f" would have to be about {fmt.value(name, implied)}" if math.isfinite(implied) else ""

@@ -118,3 +118,14 @@ def test_phase_totals_are_summed_with_compensation():
     result = check_records([{"id": "r", "params": "7B", "hardware": "H100",
                              "phases": [{"chip_hours": 1e16}, {"chip_hours": 1}, {"chip_hours": 1}]}])
     assert result.q["chip_hours"][0] == 10_000_000_000_000_002.0
+
+
+def test_the_outlier_message_reads_when_no_other_stated_figure_enters():
+    """A run that states 80T tokens over phases of 0.2T and 7.8T (Nemotron-4 340B's ramp, with the total typed
+    10x): the tokens are the outlier, and nothing else the run states enters the disagreement. The message said
+    "without it, the other 0 stated figures agree"."""
+    doc = to_json(check_records([{"id": "b", "params": "340B", "tokens": "80T",
+                                  "phases": [{"tokens": "0.2T"}, {"tokens": "7.8T"}]}]))
+    c009 = [f["message"] for f in doc["claims"][0]["findings"] if f["rule"] == "C009"]
+    assert c009 and "other 0" not in c009[0]
+    assert "no other stated figure enters the disagreement: the derived figures imply 8T" in c009[0]
