@@ -1373,7 +1373,9 @@ class HardwareFlopsReading(Rule):
 
     **What it checks.** Whether a stated ``achieved_flops_per_chip`` counts model FLOPs or hardware FLOPs (with
     the recomputed forward pass). It is read as hardware FLOPs when the claim states an HFU or activation
-    recomputation; when it states neither, both readings are weighed against the rate the other figures imply
+    recomputation, unless the claim's own MFU is that rate over the peak (and its HFU is not): llm-foundry's
+    MPT-70B, MFU 42.57 % and 421.3 TFLOP/s per H100 (42.57 % of 989.4), is model FLOPs beside its HFU of 56.76 %;
+    such a rate, and one where the claim states neither, has both readings weighed against the rate the other figures imply
     (throughput, compute and chip-hours), and the hardware reading, with full recomputation (r = 4/3), is taken
     only when it agrees within tolerance and the model reading does not. Either way the finding says which
     reading was taken and why; C013 then derives the model FLOP/s. When nothing else in the claim implies a rate,
@@ -1391,7 +1393,8 @@ class HardwareFlopsReading(Rule):
     1.52x that as model FLOPs, and 150 / (4/3 × 98.5) = 1.14x as hardware FLOPs: read as hardware FLOPs.
 
     **References.** Narayanan et al. 2021, Sec. 5.1 and Table 1; Smith et al. 2022 (MT-NLG), Sec. 3;
-    BigScience Workshop 2022 (BLOOM), Sec. 3.5.
+    BigScience Workshop 2022 (BLOOM), Sec. 3.5; mosaicml/llm-foundry, scripts/train/benchmarking/README.md (MFU,
+    HFU and model TFLOP/s per GPU).
     """
 
     code = "C015"
@@ -1411,18 +1414,24 @@ class HardwareFlopsReading(Rule):
             return None
         hfu = state.stated("hfu")
         r = state.col("recompute_factor")
-        definite = free & (hfu | (r > 1))
-        ambiguous = free & ~definite
-        implied = np.full(len(state.q), np.nan)
-        fits = np.zeros(len(state.q), dtype=bool)
         # A stated MFU that is the stated rate over the peak ("163 TFLOP/s, 52 % of peak") is one figure with it,
         # not a second witness: both are weighed against the rest, and read alike.
         peak = state.col("peak_flops_per_chip")
         peak = np.where(np.isnan(peak), state.col("catalog_peak"), peak)  # not yet derived from the catalog's
+        near = math.log(state.config.tolerance("C005")[0]) + _SLACK
         with np.errstate(divide="ignore", invalid="ignore"):
             tied_off = np.abs(np.log(state.col("mfu") * peak / state.col(ach)))
-        tied = (ambiguous & (state.stated("mfu")) & np.isnan(state.col("hfu"))
-                & (tied_off <= math.log(state.config.tolerance("C005")[0]) + state.slack("mfu", ach) + _SLACK))
+            hfu_off = np.abs(np.log(state.col("hfu") * peak / state.col(ach)))
+        mfu_tied = state.stated("mfu") & (tied_off <= near + state.slack("mfu", ach))
+        hfu_tied = hfu & (hfu_off <= near + state.slack("hfu", ach))
+        # A stated HFU or recomputation makes the rate hardware FLOPs, unless the claim's own MFU is that rate over
+        # the peak (and its HFU is not): llm-foundry's MPT-70B row, MFU 42.57 %, HFU 56.76 %, 421.3 TFLOP/s =
+        # 42.57 % of 989.4, is model FLOPs, weighed against the rest like a rate no field qualifies.
+        definite = free & (hfu | (r > 1)) & ~(mfu_tied & ~hfu_tied)
+        ambiguous = free & ~definite
+        implied = np.full(len(state.q), np.nan)
+        fits = np.zeros(len(state.q), dtype=bool)
+        tied = ambiguous & mfu_tied & np.isnan(state.col("hfu"))
         if ambiguous.any() and state.resolve is not None:
             rows = np.flatnonzero(ambiguous)
             q1, s1, h1, p1 = (f.loc[rows].reset_index(drop=True).copy()
@@ -1446,8 +1455,10 @@ class HardwareFlopsReading(Rule):
         # stands, and the finding says what the hardware reading would give (MT-NLG's 126 TFLOP/s on an A100 is
         # 40 % MFU as model FLOPs, 30 % as hardware FLOPs with full recomputation).
         undecided = np.flatnonzero(ambiguous & np.isnan(implied)) if state.resolve is not None else np.array([], int)
+        overridden = (mfu_tied & (hfu | (r > 1)))[undecided]  # a stated HFU or recomputation, and the MFU ties it
         alone = findings_part(undecided, cls.code, "info", ach, state.col(ach)[undecided],
-                              state.col(ach)[undecided] / FULL_RECOMPUTE, detail="undecided")
+                              state.col(ach)[undecided] / FULL_RECOMPUTE,
+                              detail=np.where(overridden, "mfu-tied", "undecided").astype(object))
         rows = np.flatnonzero(move)
         if len(rows) == 0:
             return alone
@@ -1472,6 +1483,11 @@ class HardwareFlopsReading(Rule):
         if f["detail"] == "recompute":
             mode = result.cell("architecture", row, "recompute_mode")
             return f"{head}: the claim states {mode} activation recomputation"
+        if f["detail"] == "mfu-tied":
+            mfu = float(result.cell("q", row, "mfu"))
+            return (f"the stated {stated} per chip is read as model FLOPs, though the claim counts recomputation "
+                    f"(an HFU or activation recomputation): it is the stated MFU, {fmt.percent(mfu)} %, of the peak, "
+                    f"and HFU counts the recomputed FLOPs, MFU does not")
         if f["detail"] == "undecided":
             model = float(f["expected"])
             peak = float(result.cell("q", row, "peak_flops_per_chip"))

@@ -142,3 +142,20 @@ def test_a_rate_nothing_weighs_is_read_as_model_flops_and_the_hardware_reading_i
     assert f[0]["expected"] == pytest.approx(94.5e12, rel=1e-3)
     assert "30.3 %" in f[0]["message"] and "model FLOPs" in f[0]["message"]
     assert c["status"] == "pass"
+
+
+@pytest.mark.parametrize("extra", [{"activation_recompute": "full"}, {"hfu": "56.76%"}])
+def test_a_rate_that_is_the_stated_mfu_of_the_peak_stays_model_flops(extra):
+    """llm-foundry's benchmark table (mosaicml/llm-foundry, scripts/train/benchmarking/README.md), MPT-70B on 64
+    H100 in bf16 with activation checkpointing: MFU 42.57 %, HFU 56.76 %, "Model TFLOP" 421.3, 1,039 tokens/s per
+    GPU. 0.4257 x 989.4 (the H100 SXM's dense BF16 peak) = 421.2: the rate is the MFU's, model FLOPs; HFU =
+    4/3 x MFU (56.76 / 42.57 = 1.333). Read as hardware FLOPs because recomputation (or an HFU) was stated, it was
+    a false alarm (C013: 421.3 "differs from" 561.4)."""
+    row = {"id": "mpt-70b", "params": 64_862_437_376, "hardware": "H100 80GB", "precision": "bf16", "chips": 64,
+           "mfu": "42.57%", "achieved_flops_per_chip": "421.3 TFLOP/s", **extra}
+    for claim in (row, {**row, "throughput_tokens_per_s": "1039 tokens/s/GPU", "seq_len": 2048, "layers": 80,
+                        "d_model": 8192, "heads": 64}):
+        c = to_json(check_records([claim]))["claims"][0]
+        assert c["status"] == "pass", [f["message"] for f in c["findings"] if f["severity"] != "ok"]
+        assert c["quantities"]["achieved_flops_per_chip"]["source"] == "claimed"
+        assert c["quantities"]["achieved_flops_per_chip"]["value"] == pytest.approx(421.3e12)
