@@ -261,3 +261,21 @@ def test_the_llama4_model_card_table_is_read(tmp_path):
     assert q["tokens"]["value"] == pytest.approx(40e12)
     assert q["mfu"]["value"] == pytest.approx(6 * 17e9 * 40e12 / (5.0e6 * 3600 * 989.4e12), rel=1e-3)
     assert not report["summary"]["input"]["unread_columns"]
+
+
+def test_a_header_rate_of_something_else_is_refused_not_read_as_tokens(tmp_path):
+    """llm-foundry's benchmark table heads samples per second "Throughput (S/s)" (MPT-70B on 64 H100: 32 S/s at
+    2,048 tokens per sample, 65,536 tokens/s). 'S/s' is no unit of throughput the tool knows; its numbers were read
+    as tokens/s, 2,048 times too few. A rate of something else is refused (V001 naming the header), where a word
+    that is no unit ("Compute (estimated)") stays a description."""
+    path = tmp_path / "foundry.csv"
+    path.write_text("id,params,chips,hardware,Throughput (S/s)\nmpt-70b,64862437376,64,H100,32\n", encoding="utf-8")
+    c = to_json(check([str(path)]))["claims"][0]
+    assert "throughput_tokens_per_s" not in c["quantities"] or \
+        c["quantities"]["throughput_tokens_per_s"]["source"] != "claimed"
+    v001 = [f["message"] for f in c["findings"] if f["rule"] == "V001"]
+    assert v001 and "'Throughput (S/s)'" in v001[0]
+    described = tmp_path / "described.csv"
+    described.write_text("id,params,tokens,Compute (estimated)\na,7B,2T,8.4e22\n", encoding="utf-8")
+    q = to_json(check([str(described)]))["claims"][0]["quantities"]
+    assert q["compute_flops"]["value"] == pytest.approx(8.4e22)

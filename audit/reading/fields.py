@@ -215,7 +215,17 @@ def refused_header_unit(unit: str, canon: str) -> str | None:
             return reason
     except ValueError:
         return None
+    if _RATE_UNIT_RE.search(unit):
+        # A rate of something else ("Throughput (S/s)": llm-foundry's samples per second, beside its "(T/s)"):
+        # its numbers are not the quantity's, in any unit. A word that is no unit ("Compute (estimated)") is a
+        # description, and the numbers are read in the quantity's own unit.
+        return f"a rate of something the tool does not read as {q.label.lower()}; give the unit it is in"
     return None
+
+
+#: A unit that is a rate: something per unit of time ("S/s", "img/sec", "samples per second").
+_RATE_UNIT_RE = re.compile(r"/\s*(?:s|sec|second|min|minute|h|hr|hour|day)s?\b|\bper\s+(?:second|minute|hour|day)\b",
+                           re.IGNORECASE)
 
 
 def per_chip_header_unit(unit: str, canon: str) -> bool:
