@@ -428,3 +428,38 @@ def test_a_node_count_in_the_accelerator_column_is_named_not_node_hours():
     c = claim({"id": "x", "params": "7B", "tokens": "1T", "hardware": "H100", "chips": 32, "wall_clock_days": 4.8,
                "chip_hours": 29491})
     assert causes(finding(c, "C002")) == ["nodes-as-chips"]
+
+
+def _causes(claim: dict, rule: str) -> list[str]:
+    doc = to_json(check_records([claim]))
+    return [e["cause"] for f in doc["claims"][0]["findings"] if f["rule"] == rule
+            for e in f.get("explanations", [])]
+
+
+def test_a_sparse_peak_is_no_cause_of_a_peak_too_low():
+    """A blog's "~180 petaFLOPS at FP8" for a 72-GPU GB200 NVL72 rack is 2.5 PF per GPU, the dense BF16 figure;
+    NVIDIA's dense FP8 is 5.0 PF (GB200 NVL72 page). A sparse headline taken for dense makes a peak too high, so
+    it cannot explain one half the datasheet's; the FP8-vs-BF16 slip can."""
+    causes = _causes({"id": "gb200", "hardware": "GB200", "precision": "fp8", "chips": 72, "mfu": "50%",
+                      "compute_flops": 6.3e24, "peak_flops_per_chip": "2.5 PFLOP/s"}, "C006")
+    assert "fp8-peak" in causes
+    assert "sparse-peak" not in causes
+
+
+def test_goodput_is_no_cause_without_a_time():
+    """torchtitan's Llama 3.1 405B in Float8 on 128 H100 (docs/performance.md): 177 tokens/s per GPU. 6 x 405e9 x
+    177 = 4.30e14 FLOP/s, 21.7 % of the dense FP8 peak 1,978.9, 43.5 % of the BF16 989.4: an MFU of 46.8 % is the
+    BF16 reading. Goodput (steady state against end-to-end time) needs a time, and this claim states none."""
+    causes = _causes({"id": "tt405b", "params": "405B", "hardware": "H100", "precision": "fp8", "chips": 128,
+                      "mfu": "46.8%", "throughput_tokens_per_s": "177 tokens/s/GPU", "seq_len": 8192}, "C005")
+    assert causes and causes[0] == "fp8-peak"
+    assert "goodput" not in causes
+
+
+def test_a_per_chip_throughput_in_the_cluster_column_is_named():
+    """MaxText's Llama 3.1 70B on 256 TPU v6e (tiering table): 960 tokens/s per chip, MFU 50.33 %. Written bare in
+    the whole-cluster column, the MFU it implies is 256 times too low (6 x 70.6e9 x 960 / 256 / 918e12 = 0.17 %): the
+    scope slip, a factor of the chips, is the cause to name."""
+    causes = _causes({"id": "maxtext", "params": "70.6B", "hardware": "TPU v6e", "precision": "bf16", "chips": 256,
+                      "mfu": "50.33%", "throughput_tokens_per_s": 960, "seq_len": 8192}, "C005")
+    assert "per-chip-throughput" in causes
