@@ -120,12 +120,15 @@ def test_phase_totals_are_summed_with_compensation():
     assert result.q["chip_hours"][0] == 10_000_000_000_000_002.0
 
 
-def test_the_outlier_message_reads_when_no_other_stated_figure_enters():
+def test_a_run_total_against_its_phases_is_one_finding():
     """A run that states 80T tokens over phases of 0.2T and 7.8T (Nemotron-4 340B's ramp, with the total typed
-    10x): the tokens are the outlier, and nothing else the run states enters the disagreement. The message said
-    "without it, the other 0 stated figures agree"."""
+    10x) and no compute: its compute is the phases' sum, 6 x 340e9 x 8e12 = 1.63e25. The slip was reported twice,
+    by C010 (80T against the phases' 8T) and by C001 (80T against the compute that the phases' 8T gave), with an
+    outlier note "without it, the other 0 stated figures agree". One error, C010's."""
     doc = to_json(check_records([{"id": "b", "params": "340B", "tokens": "80T",
                                   "phases": [{"tokens": "0.2T"}, {"tokens": "7.8T"}]}]))
-    c009 = [f["message"] for f in doc["claims"][0]["findings"] if f["rule"] == "C009"]
-    assert c009 and "other 0" not in c009[0]
-    assert "no other stated figure enters the disagreement: the derived figures imply 8T" in c009[0]
+    claim = doc["claims"][0]
+    bad = [(f["rule"], f["severity"]) for f in claim["findings"] if f["severity"] in ("warning", "error")]
+    assert bad == [("C010", "error")]
+    assert claim["quantities"]["compute_flops"]["value"] == pytest.approx(6 * 340e9 * 8e12)
+    assert not any("other 0" in f["message"] for f in claim["findings"])
