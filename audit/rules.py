@@ -116,12 +116,14 @@ class Relation:
         """
 
         def power(x: np.ndarray, p: float) -> np.ndarray:
-            """``pow`` of each element. Never numpy's shortcut for a one-element exponent (``1/x`` for -1,
-            ``x*x`` for 2, which may differ from ``pow`` in the last bit): the exponent is a whole column, and a
+            """``pow`` of each element. ``float_power``, whose loop calls the C library's ``pow``: ``power``
+            dispatches to SIMD kernels on CPUs that have them (AVX-512: one element in ten differs from ``pow`` in
+            the last bit, so a claim's figures depended on the machine). Never numpy's shortcut for a
+            one-element exponent (``1/x`` for -1, ``x*x`` for 2): the exponent is a whole column, and a
             one-element operand (passed with stride 0) is padded to two."""
             if len(x) == 1:
-                return np.power(np.repeat(x, 2), np.full(2, p))[:1]
-            return np.power(x, np.full(len(x), p))
+                return np.float_power(np.repeat(x, 2), np.full(2, p))[:1]
+            return np.float_power(x, np.full(len(x), p))
 
         exponents = [e for _, e in self.exponents]
         target = np.asarray(target)
@@ -142,10 +144,8 @@ class Relation:
                     term = x if p == 1.0 else power(x, p)
                     product = term if product is None else product * term
                 inverse = 1.0 / e_t
-                # k^(1/e_t): one row is computed as numpy computes a one-element exponent (its shortcut), more
-                # rows by pow.
-                scale = (np.power(self.constant, np.array([inverse]))[0] if n == 1
-                         else power(np.full(2, self.constant), inverse)[0])
+                # k^(1/e_t), by pow, as for more rows.
+                scale = power(np.full(2, self.constant), inverse)[0]
                 out[rows] = scale * (np.ones(len(rows)) if product is None else product)
         return out
 

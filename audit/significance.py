@@ -110,6 +110,14 @@ _MANTISSA_FIRST_RE2 = r"^[^0-9.]*" + _MANTISSA_RE2
 _FLOAT_REPR_RE2 = r"^[\t\n\x0b\x0c\r\x1c-\x1f ]*[0-9]+\.0[\t\n\x0b\x0c\r\x1c-\x1f ]*$"
 
 
+def _pow10(exponents: np.ndarray) -> np.ndarray:
+    """10 to each whole exponent by the C library's ``pow``, as Python's ``10.0 ** -k`` in
+    :func:`relative_half_width` computes it: numpy's ``power`` dispatches to SIMD kernels on CPUs that have them
+    (AVX-512), which differ from ``pow`` in the last bit, so the vectorized precisions differed from the scalar
+    ones on such a machine."""
+    return np.float_power(10.0, np.asarray(exponents, dtype=float))
+
+
 def relative_half_widths(texts: np.ndarray) -> np.ndarray:
     """:func:`relative_half_width` of every cell of an object array of texts (None or non-text: 0), on whole
     columns: the same figures, with no Python per cell for ASCII text."""
@@ -144,7 +152,7 @@ def relative_half_widths(texts: np.ndarray) -> np.ndarray:
     decimals = np.where(dot >= 0, length - dot - 1, 0)
     value = pc.cast(pc.if_else(pa.array(has), mantissa, "0"), pa.float64()).to_numpy(zero_copy_only=False)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        width = np.where(value == 0, 0.0, 0.5 * 10.0 ** (-decimals.astype(float)) / value)
+        width = np.where(value == 0, 0.0, 0.5 * _pow10(-decimals) / value)
     width = np.where(has, width, 0.0)
     # Other scripts' digits and spaces, and ranges ("41-42%"): Python's own reading.
     ranged = pc.match_substring_regex(arr, RANGE_RE2, ignore_case=True).to_numpy(zero_copy_only=False)
@@ -206,7 +214,7 @@ def number_half_widths(values: np.ndarray) -> np.ndarray:
     decimals = np.where(positional, np.maximum(0, k - 1 - e), k - 1)
     if mantissa is not None:  # repr's mantissa "d.ddd" is Arrow's, read as Python reads it (correctly rounded)
         value[sci] = np.where(positional[sci], value[sci], mantissa.cast(pa.float64()).to_numpy(zero_copy_only=False))
-    width = 0.5 * 10.0 ** (-decimals.astype(float)) / value
+    width = 0.5 * _pow10(-decimals) / value
     # A number Arrow writes out in full but repr in scientific notation (below 1e-4, or a whole number of 17
     # digits and more): its repr is read as written.
     odd = np.flatnonzero(~scientific & ~positional)
