@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from audit.lazy import pandas as pd  # imported on first use: quick start-up
 
-__all__ = ["Claims", "RawTable", "UnreadColumn"]
+__all__ = ["ArrowText", "Claims", "RawTable", "UnreadColumn"]
 
 #: A column (or JSON key) of an input file that was not read: (file, column as written, did-you-mean or None).
 UnreadColumn = tuple[str, str, "str | None"]
@@ -36,7 +36,10 @@ class RawTable:
     - ``text_checked``: False when cells may hold text that cannot be written out (a lone surrogate from a JSON
       escape such as ``"\\ud800"``); :func:`canonical_columns` then escapes it;
     - ``header_units``: for headers read through a column map (:mod:`audit.reading.colmap`), the unit of their
-      bare numbers (None: none), used instead of the unit the header's own brackets name.
+      bare numbers (None: none), used instead of the unit the header's own brackets name;
+    - ``arrow_text``: for a column of text converted from an Arrow string column (Parquet), that column
+      (:class:`ArrowText`, by the frame's column name): the normalizer reads which cells hold text, their lengths
+      and their distinct texts from it, not from the Python strings.
     """
 
     frame: pd.DataFrame
@@ -48,6 +51,33 @@ class RawTable:
     notes: list[tuple[str, str]] = field(default_factory=list)
     text_checked: bool = True
     header_units: dict[str, str | None] = field(default_factory=dict)
+    arrow_text: dict[str, "ArrowText"] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ArrowText:
+    """A frame column of text (Python strings, None where missing) and the Arrow string column it was converted
+    from, cell for cell. Held only as long as the column is that very array: :meth:`of` gives the Arrow column
+    only for a series over the same memory (a column copied, changed into a new array or sliced is not it)."""
+
+    cells: np.ndarray
+    array: Any
+
+    def of(self, series: pd.Series) -> Any:
+        """The Arrow column (one array, not chunked) when ``series`` holds the cells it was converted to, else
+        None."""
+        if series.dtype != object:
+            return None
+        values = series.to_numpy(dtype=object)
+        # The same buffer, length and step: the same cells (``cells`` keeps the buffer alive, so its address is
+        # not reused by another array).
+        if (values.shape != self.cells.shape or values.strides != self.cells.strides
+                or values.__array_interface__["data"][0] != self.cells.__array_interface__["data"][0]):
+            return None
+        array = self.array
+        if hasattr(array, "num_chunks"):  # a ChunkedArray: one array (a single chunk is taken as it is)
+            array = array.chunk(0) if array.num_chunks == 1 else array.combine_chunks()
+        return array
 
 
 @dataclass

@@ -7,14 +7,16 @@ ids are checked on whole columns. Expected values are written out by hand.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from audit.reading import load, read_path
-from audit.reading.normalize import cell_texts, _blank, _text_lengths
+from audit.reading import canonical_columns, load, read_path
+from audit.reading.normalize import cell_texts, normalize, _blank, _text_lengths
 
 
 def _write(tmp_path, table: pa.Table, name: str = "claims.parquet"):
@@ -135,3 +137,47 @@ def test_a_parquet_batch_of_distinct_texts_converts_as_arrow_converts_it(kind):
     assert got.index.equals(expected.index)
     for column in expected.columns:
         assert got[column].tolist() == expected[column].tolist(), column
+
+
+def _same_claims(a, b) -> None:
+    pd.testing.assert_frame_equal(a.values, b.values)
+    pd.testing.assert_frame_equal(a.info, b.info)
+    pd.testing.assert_frame_equal(a.text, b.text)
+    pd.testing.assert_frame_equal(a.invalid, b.invalid)
+    pd.testing.assert_frame_equal(a.readings, b.readings)
+
+
+@pytest.mark.parametrize("rows", [5, 5000])
+def test_text_read_from_arrow_is_read_as_from_the_python_strings(tmp_path, rows):
+    # Blank ids of every kind of whitespace str.isspace knows (the Arrow check looks at a first printable ASCII
+    # character only), texts over their limits, placeholders, precisions and figures with units.
+    ids = ["run-1", None, "", " ", "\u3000", "\x1c\x1f", "\xa0x", "~", "\x7f", "é", "a" * 600, "\t b "]
+    hardware = ["H100", "N/A", None, " unknown ", "A100 80GB", "x" * 300, "TPU v5p", "-", "H100", "é", "", "MI300X"]
+    precision = ["bf16", "FP16/FP32 mixed", None, "Unknown", "fp8 (E4M3)", "", "p" * 600, "TF32", "int8", "é", "x",
+                 " "]
+    chip_hours = ["2.62M GPU-hours", "5155.8", None, "less than 400K GPU-hours", "41-42", "n/a", "1,024", "-1",
+                  "2260275840,2290000001", "", "1e400", "7 days"]
+    mfu = ["22.4%", "40% HFU", None, "0.5", "nan", "TBD", "0", "41-42%", "1.5", "", "35 %", "3e-1"]
+    k = len(ids)
+    table = pa.table({"id": [ids[i % k] for i in range(rows)], "hardware": [hardware[i % k] for i in range(rows)],
+                      "precision": [precision[i % k] for i in range(rows)],
+                      "chip_hours": [chip_hours[i % k] for i in range(rows)], "mfu": [mfu[i % k] for i in range(rows)],
+                      "name": pa.array([ids[(i + 3) % k] for i in range(rows)], pa.large_string())})
+    raw = read_path(str(_write(tmp_path, table)))
+    canon = canonical_columns(raw, "claims.parquet")
+    assert set(canon.arrow_text) == set(table.column_names)
+    assert all(held.of(canon.frame[name]) is not None for name, held in canon.arrow_text.items())
+    fast = normalize(canon)
+    slow = normalize(dataclasses.replace(canon, arrow_text={}))
+    _same_claims(fast, slow)
+    assert (~fast.info["id_given"]).sum() > 0 and fast.readings["rule"].eq("V011").any()
+
+
+def test_arrow_text_is_only_that_of_the_very_cells_converted_from_it(tmp_path):
+    table = pa.table({"id": ["a", "b", None], "params": ["7B", "7B", "70B"]})
+    raw = read_path(str(_write(tmp_path, table)))
+    held = raw.arrow_text["params"]
+    assert held.of(raw.frame["params"]).to_pylist() == ["7B", "7B", "70B"]
+    assert held.of(raw.frame["params"].copy()) is None  # a copy may since have been changed
+    assert held.of(raw.frame["params"].iloc[:2]) is None  # another length: other cells
+    assert held.of(raw.frame["id"]) is None

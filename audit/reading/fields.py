@@ -514,7 +514,11 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
     for i in extra:
         take.append(i)
         names.append(headers[i])
-    out = frame.iloc[:, take]
+    # A column taken as it is keeps its Arrow text under its new name (a frame made printable is all new arrays).
+    arrow_text = {name: table.arrow_text[headers[i]] for i, name in zip(take, names)
+                  if table.text_checked and headers[i] in table.arrow_text}
+    # Every column where it was (the usual table): the frame as it is under the new names, not a copy of it.
+    out = frame.copy(deep=False) if take == list(range(len(headers))) else frame.iloc[:, take]
     out.columns = names
     if merged:
         out = pd.concat([out, pd.DataFrame(merged, index=frame.index)], axis=1)
@@ -533,7 +537,7 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
         hint = did_you_mean(headers[i], read) if k < MAX_SUGGESTED else None
         unread.append((file, headers[i], hint))
     return RawTable(out, problems, rows=table.rows, files=table.files, sources=sources, unread=unread, notes=notes,
-                    header_units=header_units)
+                    header_units=header_units, arrow_text=arrow_text)
 
 
 def _refuse_repeated_headers(file: str, headers: list[str], extra: list[int], columns: ColumnMap | None) -> None:

@@ -57,10 +57,16 @@ class Texts(NamedTuple):
     kind: str
 
 
-def column_texts(series: pd.Series) -> Texts:
-    """Cells as display text (None when absent); numbers keep their shortest repr (as ``repr(float)``)."""
+def column_texts(series: pd.Series, arrow: "pa.Array | None" = None) -> Texts:
+    """Cells as display text (None when absent); numbers keep their shortest repr (as ``repr(float)``).
+    ``arrow``: the Arrow string column the cells were converted from (:class:`audit.claims.ArrowText`), when they
+    were: which cells hold text is then Arrow's validity, not a look at every cell."""
     dtype = series.dtype
     n = len(series)
+    if arrow is not None and dtype == object:  # Python strings, None where missing (Arrow's conversion)
+        present = arrow.is_valid().to_numpy(zero_copy_only=False)
+        # What infer_dtype says of such a column: "empty" when no cell holds text.
+        return Texts(series.to_numpy(dtype=object), present, "string" if present.any() else "empty")
     if pd.api.types.is_float_dtype(dtype) or (pd.api.types.is_integer_dtype(dtype)
                                               and not isinstance(dtype, pd.CategoricalDtype)):
         # map() of a builtin over a list runs in C: no Python bytecode per row, and faster than numpy's str cast.
@@ -103,24 +109,28 @@ class Coded(NamedTuple):
     distinct: "pa.Array"
 
 
-def _coded_texts(series: pd.Series) -> Coded | None:
+def _coded_texts(series: pd.Series, arrow: "pa.Array | None" = None) -> Coded | None:
     """A column whose cells are all text (or missing) as Arrow's dictionary of its distinct texts: each distinct
     text is then parsed and matched once, with no Python string made of it (``pd.factorize`` of the Python strings
     costs twice Arrow's conversion and encoding). None for any other column, or one Arrow cannot hold (a lone
-    surrogate, more than 2 GiB of text): the caller reads it as before."""
-    if series.dtype != object or pd.api.types.infer_dtype(series, skipna=True) != "string":
-        return None
+    surrogate, more than 2 GiB of text): the caller reads it as before. ``arrow``: the Arrow string column the
+    cells were converted from, when they were (:class:`audit.claims.ArrowText`): taken as it is."""
     import pyarrow as pa
 
     values = series.to_numpy(dtype=object)
-    try:
-        # from_pandas: Arrow takes None, NaN and pd.NA as missing (all missing to pandas too); any other missing
-        # value pandas knows is not text, and Arrow refuses it (the column is then read as before).
-        cells = pa.array(values, type=pa.string(), from_pandas=True)
-    except (pa.ArrowException, UnicodeError, TypeError, ValueError):
-        return None
-    if not isinstance(cells, pa.Array):  # chunked: too much text for one array
-        return None
+    if arrow is not None:
+        cells = arrow
+    else:
+        if series.dtype != object or pd.api.types.infer_dtype(series, skipna=True) != "string":
+            return None
+        try:
+            # from_pandas: Arrow takes None, NaN and pd.NA as missing (all missing to pandas too); any other
+            # missing value pandas knows is not text, and Arrow refuses it (the column is then read as before).
+            cells = pa.array(values, type=pa.string(), from_pandas=True)
+        except (pa.ArrowException, UnicodeError, TypeError, ValueError):
+            return None
+        if not isinstance(cells, pa.Array):  # chunked: too much text for one array
+            return None
     encoded = cells.dictionary_encode()
     codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.intp)
     absent = np.flatnonzero(codes < 0)
@@ -135,19 +145,26 @@ def cell_texts(series: pd.Series) -> pd.Series:
     return pd.Series(column_texts(series).texts, index=series.index, dtype=object)
 
 
-def _text_lengths(texts: np.ndarray, present: np.ndarray | None = None) -> np.ndarray:
+def _text_lengths(texts: np.ndarray, present: np.ndarray | None = None, arrow: "pa.Array | None" = None
+                  ) -> np.ndarray:
     """The length of each text (str, or None when absent: -1), with no Python code per cell. ``present``: which
-    texts are not None, when known."""
+    texts are not None, when known; ``arrow``: the Arrow string column the texts were converted from, when they
+    were (its code points, as ``len`` counts them)."""
+    if arrow is not None:
+        import pyarrow.compute as pc
+
+        return pc.utf8_length(arrow).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
     out = np.full(len(texts), -1, dtype=np.int64)
     at = np.flatnonzero(pd.notna(texts) if present is None else present)
     out[at] = np.fromiter(map(len, texts[at].tolist()), dtype=np.int64, count=len(at))
     return out
 
 
-def cut_texts(texts: np.ndarray, limit: int, present: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def cut_texts(texts: np.ndarray, limit: int, present: np.ndarray | None = None, arrow: "pa.Array | None" = None
+              ) -> tuple[np.ndarray, np.ndarray]:
     """Texts longer than ``limit`` characters cut there (with "…" after), and which were. ``present``: which
-    texts are not None, when known."""
-    too_long = _text_lengths(texts, present) > limit
+    texts are not None, when known; ``arrow``: the Arrow string column they were converted from, when they were."""
+    too_long = _text_lengths(texts, present, arrow) > limit
     if too_long.any():
         texts = texts.copy()
         texts[too_long] = [t[:limit] + "…" for t in texts[too_long]]
@@ -159,11 +176,12 @@ def text_limit(name: str) -> int:
     return _text_limits().get(name, 500)
 
 
-def named_ids(ids: np.ndarray, files: np.ndarray, rows: np.ndarray, present: np.ndarray | None = None
-              ) -> tuple[np.ndarray, np.ndarray]:
+def named_ids(ids: np.ndarray, files: np.ndarray, rows: np.ndarray, present: np.ndarray | None = None,
+              arrow: "pa.Array | None" = None) -> tuple[np.ndarray, np.ndarray]:
     """Each claim's id, a claim without one (absent, empty or blank) named by its file and row (``runs.csv#12``),
-    and whether the claim gave it. ``present``: which ids are not None, when known."""
-    missing = _blank(ids, present)
+    and whether the claim gave it. ``present``: which ids are not None, when known; ``arrow``: the Arrow string
+    column the ids were converted from, when they were."""
+    missing = _blank(ids, present, arrow)
     if missing.any():
         names = map_unique(pd.Series(files[missing], dtype=object), lambda f: Path(str(f)).name if f else "row")
         ids = ids.copy()
@@ -171,11 +189,23 @@ def named_ids(ids: np.ndarray, files: np.ndarray, rows: np.ndarray, present: np.
     return ids, ~missing
 
 
-def _blank(texts: np.ndarray, present: np.ndarray | None = None) -> np.ndarray:
+def _blank(texts: np.ndarray, present: np.ndarray | None = None, arrow: "pa.Array | None" = None) -> np.ndarray:
     """Texts (str or None) that are absent, empty or only whitespace (what ``str.strip()`` leaves empty).
-    ``present``: which texts are not None, when known."""
+    ``present``: which texts are not None, when known; ``arrow``: the Arrow string column they were converted from,
+    when they were."""
     out = np.ones(len(texts), dtype=bool)
-    at = np.flatnonzero(pd.notna(texts) if present is None else present)
+    given = pd.notna(texts) if present is None else present
+    if arrow is not None:
+        import pyarrow.compute as pc
+
+        # A text that starts with a printable ASCII character other than the space ("!" to "~") is not blank
+        # (no such character is whitespace to str.isspace): only the others are looked at one by one.
+        first = pc.utf8_slice_codeunits(arrow, 0, 1)
+        plain = pc.and_(pc.greater(first, " "), pc.less(first, "\x7f")).fill_null(False).to_numpy(
+            zero_copy_only=False)
+        out[plain] = False
+        given = given & ~plain
+    at = np.flatnonzero(given)
     given = texts[at].tolist()
     out[at] = (np.fromiter(map(len, given), dtype=np.int64, count=len(given)) == 0) | np.fromiter(
         map(str.isspace, given), dtype=bool, count=len(given))
@@ -399,6 +429,26 @@ def _not_text(series: pd.Series, name: str, kind: str | None = None) -> np.ndarr
                         for v in series.to_numpy(dtype=object)), dtype=bool, count=n)
 
 
+def _arrow_of(raw: RawTable, name: str, series: pd.Series) -> "pa.Array | None":
+    """The Arrow string column the cells of ``series`` (column ``name`` of ``raw``) were converted from, when they
+    were and are still those cells (:class:`audit.claims.ArrowText`); else None."""
+    held = raw.arrow_text.get(name)
+    return None if held is None else held.of(series)
+
+
+def _map_distinct(arrow: "pa.Array", fn: Callable[[Any], Any]) -> np.ndarray:
+    """``fn`` of each cell of an Arrow string column (None where missing), as an object array: called once per
+    distinct text, as :func:`audit.columns.map_unique` calls it on the Python strings (equal strings are equal
+    UTF-8), with no hashing of the Python strings."""
+    encoded = arrow.dictionary_encode()
+    distinct = encoded.dictionary.to_pylist()
+    results = np.empty(len(distinct) + 1, dtype=object)
+    for k, value in enumerate(distinct):
+        results[k] = fn(value)
+    results[-1] = fn(None)  # code -1: missing
+    return results[encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.intp)]
+
+
 def normalize(raw: RawTable) -> Claims:
     """Turn a raw table into the claims frame: parse units, validate, and record invalid cells."""
     frame = raw.frame
@@ -455,7 +505,8 @@ def normalize(raw: RawTable) -> Claims:
             # the text of a float column.
             numbers[name] = col.to_numpy(dtype=np.float64)
             cell_text, present = np.empty(n, dtype=object), np.zeros(n, dtype=bool)  # np.empty: all None
-        elif header_units is None and name != "throughput_tokens_per_s" and (coded := _coded_texts(col)) is not None:
+        elif header_units is None and name != "throughput_tokens_per_s" and (
+                coded := _coded_texts(col, _arrow_of(raw, name, col))) is not None:
             # Text cells: each distinct one read once from Arrow's dictionary of them, as parse_series reads them.
             cell_text, present = coded.texts, coded.codes >= 0
             parsed_u, errors_u = parse_distinct(coded.distinct, q.kind)
@@ -579,18 +630,23 @@ def normalize(raw: RawTable) -> Claims:
     info_a = np.empty((n, 1 + len(TEXT_FIELDS)), dtype=object, order="F")  # np.empty: all None
     info_a[:, 0] = np.asarray(files, dtype=object)
     read: dict[str, Texts] = {}  # each text field's cells as read, with which hold text
+    arrows: dict[str, pa.Array] = {}  # the Arrow string columns they were converted from, where they were
     for j, name in enumerate(TEXT_FIELDS, start=1):
         if name in frame.columns:
-            read[name] = column_texts(frame[name])
+            if (arrow := _arrow_of(raw, name, frame[name])) is not None:
+                arrows[name] = arrow
+            read[name] = column_texts(frame[name], arrow)
             info_a[:, j] = read[name].texts
             if name == "hardware":  # "N/A", "unknown", "-": no accelerator named, not an unknown one
                 said = info_a[:, j]
-                held = map_unique(pd.Series(said, dtype=object), is_placeholder).to_numpy(dtype=bool)
+                held = (map_unique(pd.Series(said, dtype=object), is_placeholder).to_numpy(dtype=bool)
+                        if arrow is None else _map_distinct(arrow, is_placeholder).astype(bool))
                 if held.any():
                     add_reading(held, name, [f"Hardware written {str(t).strip()!r}: a placeholder, no accelerator "
                                              f"named" for t in said[held]])
                     info_a[:, j] = np.where(held, None, said)
                     read[name] = read[name]._replace(present=read[name].present & ~held)
+                    arrows.pop(name, None)  # no longer its cells
     info = pd.DataFrame(info_a, index=index, columns=["file", *TEXT_FIELDS], dtype=object, copy=False)
     info.insert(1, "row", np.asarray(rows, dtype=int))
     # Text fields: a boolean or structured value is not text; long values are invalid and cut for display.
@@ -599,19 +655,21 @@ def normalize(raw: RawTable) -> Claims:
             continue
         add_invalid(_not_text(frame[name], name, read[name].kind), name, f"{name} must be text")
         limit = text_limit(name)
-        texts, too_long = cut_texts(info[name].to_numpy(dtype=object), limit, read[name].present)
+        texts, too_long = cut_texts(info[name].to_numpy(dtype=object), limit, read[name].present, arrows.get(name))
         if too_long.any():
             add_invalid(too_long, name, f"{name} is longer than {limit} characters")
             info[name] = texts
+            arrows.pop(name, None)  # no longer its cells
     ids, given = named_ids(info["id"].to_numpy(dtype=object), info["file"].to_numpy(dtype=object),
-                           info["row"].to_numpy(), read["id"].present if "id" in read else None)
+                           info["row"].to_numpy(), read["id"].present if "id" in read else None, arrows.get("id"))
     info["id"] = ids
     info["id_given"] = given
     _scope_from_units(info, per_device_rows, add_invalid)
     # Precision: normalized where it is recognised; text that names none ("Unknown", "n/a") is "not stated", never
     # an invalid claim: the engine then assumes the accelerator's usual precision and says so.
     info["precision_text"] = info["precision"]
-    info["precision"] = map_unique(info["precision"], _precision_of).to_numpy()
+    info["precision"] = (map_unique(info["precision"], _precision_of).to_numpy() if "precision" not in arrows
+                         else _map_distinct(arrows["precision"], _precision_of))
 
     problems = [(pos, fld, msg) for pos, fld, msg in raw.problems if 0 <= pos < n]
     if problems:  # one array each, not a mask per problem (a batch may have a problem on every row)

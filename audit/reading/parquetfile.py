@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from audit.claims import RawTable
+from audit.claims import ArrowText, RawTable
 from audit.reading.common import first_line, header_words, mangle
 from audit.reading.errors import LoadError
 from audit.reading.registry import Reader, register
@@ -50,9 +50,16 @@ def raw_from_arrow(table: "pa.Table", file: str, first_row: int = 1) -> RawTable
         frame = _to_pandas(table)
     except (pa.ArrowException, ValueError, TypeError, OverflowError) as exc:
         raise LoadError(file, f"Parquet columns cannot be read: {first_line(exc)}") from None
-    frame = _object_columns(frame, {name: table.schema.field(i).type for i, name in enumerate(names)})
+    types = {name: table.schema.field(i).type for i, name in enumerate(names)}
+    frame = _object_columns(frame, types)
     frame.index = range(len(frame))
-    return RawTable(frame, rows=np.arange(first_row, first_row + len(frame)))
+    # The text columns as Arrow holds them: the normalizer reads which cells are given, their lengths and their
+    # distinct texts from these, with no look at the Python strings (nor converting them back to Arrow).
+    arrow_text = {name: ArrowText(frame[name].to_numpy(dtype=object), table.column(i))
+                  for i, name in enumerate(names)
+                  if (pa.types.is_string(types[name]) or pa.types.is_large_string(types[name]))
+                  and frame[name].dtype == object}
+    return RawTable(frame, rows=np.arange(first_row, first_row + len(frame)), arrow_text=arrow_text)
 
 
 #: Rows sampled to tell a text column of mostly distinct cells (ids, figures with their units) from one of few.
