@@ -34,7 +34,8 @@ from audit.quantities import (ADAPTER_METHODS, BY_NAME, GATED_MLP, INPUT_QUANTIT
 from audit.rules import (FULL_RECOMPUTE, RULES, RelationRule, relation_rules, rules_of_stage,
                          severity_codes_of_offset)
 from audit.significance import log_half_widths, log_half_widths_of_numbers
-from audit.state import Prefill, WorkState, effective_params, refresh_effective, text_codes, write_cells
+from audit.state import (CATALOG, CLAIMED, DERIVED, NO_SOURCE, Prefill, WorkState, effective_params,
+                         refresh_effective, source_code, source_frame, text_codes, write_cells)
 
 #: Quantities the engine works with: the inputs, internal helpers and the derived-only ones.
 WORK_COLUMNS: tuple[str, ...] = (*INPUT_QUANTITIES, "n_eff", "catalog_peak", "memory_per_chip", "flops_per_token",
@@ -61,7 +62,8 @@ _TPU_CORES_PER_CHIP = {"v2": 2, "v3": 2, "v4": 2, "v5p": 2, "v5e": 1, "v5litepod
 
 @dataclass(frozen=True)
 class Evaluation:
-    """What the engine computed: work columns, hardware match, conventions and the findings (numbers only)."""
+    """What the engine computed: work columns, hardware match, conventions and the findings (numbers only).
+    ``source`` is categorical over :data:`audit.state.SOURCES` (its codes are the engine's own)."""
 
     claims: Claims
     config: Config
@@ -236,14 +238,16 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     at = {c: j for j, c in enumerate(WORK_COLUMNS)}
     shape = (n, len(WORK_COLUMNS))
     q_a, precision_a = np.full(shape, np.nan, order="F"), np.zeros(shape, order="F")
-    # numpy fills a new object array with None (np.full would fill it a second time).
-    source_a, how_a = np.empty(shape, dtype=object, order="F"), np.empty(shape, dtype=object, order="F")
+    # Sources as codes (audit.state.SOURCES): an eighth of the memory of objects. numpy fills a new object array
+    # with None (np.full would fill it a second time).
+    source_a = np.full(shape, NO_SOURCE, dtype=np.int8, order="F")
+    how_a = np.empty(shape, dtype=object, order="F")
     stated_of: dict[str, np.ndarray] = {}  # per input column, the rows whose claim states it
     for name in INPUT_QUANTITIES:
         values = claims.values[name].to_numpy(dtype=float)
         q_a[:, at[name]] = values
         stated = stated_of[name] = ~np.isnan(values)
-        source_a[:, at[name]][stated] = "claimed"  # into the column (a view): a tenth of the time of [stated, j]
+        source_a[:, at[name]][stated] = CLAIMED  # into the column (a view): a tenth of the time of [stated, j]
         # Whole-number quantities (chips, layers) are exact: "1 GPU" is not 0.5-1.5 GPUs. A column no claim
         # states has no precision to read (most of the input quantities, in most batches).
         if not BY_NAME[name].integer and stated.any():
@@ -259,10 +263,10 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
         vals = hw[col].to_numpy(dtype=float)
         q_a[:, at[col]] = vals
         found = ~np.isnan(vals)
-        source_a[:, at[col]] = _text_where(found, "catalog")
+        source_a[:, at[col]] = np.where(found, CATALOG, NO_SOURCE)
         how_a[:, at[col]] = np.where(found, which, None)
     q = pd.DataFrame(q_a, index=index, columns=list(WORK_COLUMNS), dtype=float, copy=False)
-    source = pd.DataFrame(source_a, index=index, columns=list(WORK_COLUMNS), dtype=object, copy=False)
+    source = pd.DataFrame(source_a, index=index, columns=list(WORK_COLUMNS), dtype=np.int8, copy=False)
     how = pd.DataFrame(how_a, index=index, columns=list(WORK_COLUMNS), dtype=object, copy=False)
     precision = pd.DataFrame(precision_a, index=index, columns=list(WORK_COLUMNS), dtype=float, copy=False)
     state = WorkState(claims=claims, config=config, catalog=catalog, q=q, source=source, how=how,
@@ -357,7 +361,7 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     for col in ("flops_per_token", "recompute_factor"):
         vals = arch[col].to_numpy(dtype=float)
         _fill(q, col, vals)
-        _fill(source, col, _text_where(~np.isnan(vals), "derived"))
+        _fill(source, col, np.where(~np.isnan(vals), DERIVED, NO_SOURCE))
         _fill(how, col, np.where(~np.isnan(vals), arch[f"{col}_how"].to_numpy(dtype=object), None))
 
     state.resolve = lambda rows, q1, s1, h1, p1: apply_relations(WorkState(
@@ -397,8 +401,8 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     found = [p for p in parts if p is not None]
     findings = findings_table(found, order=_finding_order,
                               rule_categories=rule_dtype([p.rule for p in found]).categories)
-    return Evaluation(claims=claims, config=config, q=q, source=source, how=how, hardware=hw, architecture=arch,
-                      findings=findings)
+    return Evaluation(claims=claims, config=config, q=q, source=source_frame(source), how=how, hardware=hw,
+                      architecture=arch, findings=findings)
 
 
 #: The order of the rule families among a claim's findings of one severity (a code's letter; others last).
@@ -514,8 +518,18 @@ def _floats(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
     return values
 
 
+def _codes(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
+    """A work frame of source codes (:data:`audit.state.SOURCES`), columns ``names``, as one writable int8 array
+    (rows × columns, column-major). It may be the frame's own block: the relations write into it only what they
+    also write back into the frame."""
+    values = frame.to_numpy(dtype=np.int8) if list(frame.columns) == names else frame[names].to_numpy(dtype=np.int8)
+    if not values.flags.writeable or not values.flags.f_contiguous:
+        values = np.array(values, dtype=np.int8, order="F", copy=True)
+    return values
+
+
 def _objects(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
-    """A work frame of objects (sources, notes), columns ``names``, as one writable array (rows × columns). It may
+    """A work frame of objects (notes), columns ``names``, as one writable array (rows × columns). It may
     be the frame's own block: the relations write into it only what they also write back into the frame."""
     values = frame.to_numpy(dtype=object) if list(frame.columns) == names else frame[names].to_numpy(dtype=object)
     if not values.flags.writeable:
@@ -587,7 +601,7 @@ def _before_relations(state: WorkState, undo: list[_Undo], rows: np.ndarray
     names = [str(c) for c in state.q.columns]
     at = {c: j for j, c in enumerate(names)}
     out = []
-    for frame, dtype in ((state.q, float), (state.source, object), (state.how, object), (state.precision, float)):
+    for frame, dtype in ((state.q, float), (state.source, np.int8), (state.how, object), (state.precision, float)):
         values = frame.to_numpy(dtype=dtype) if list(frame.columns) == names else frame[names].to_numpy(dtype=dtype)
         taken = np.empty((len(rows), len(names)), dtype=dtype, order="F")
         for j in range(len(names)):  # column by column: no row-major copy of the whole frame
@@ -651,10 +665,10 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
     view = dataclasses.replace(
         state, q=pd.DataFrame(q, index=state.q.index, columns=names, dtype=float, copy=False),
         precision=pd.DataFrame(precision, index=state.q.index, columns=names, dtype=float, copy=False))
-    source = _objects(state.source, names)
+    source = _codes(state.source, names)
     how = _objects(state.how, names)
     # The cells a claim states: the state's masks hold for the whole loop, since the relations write only cells
-    # with no value, which no claim states, and never write "claimed" (RelationRule.derived_source).
+    # with no value, which no claim states, and never write CLAIMED (RelationRule.derived_source).
     claimed = view.stated
     written: set[int] = set()
     # Which columns hold a value on some row: a relation with two of them empty everywhere can neither derive
@@ -707,7 +721,7 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
 
     def mark(sel: np.ndarray, col: int, src: str, note: str) -> None:
         """Record where a derived value came from."""
-        source[sel, col] = src
+        source[sel, col] = source_code(src)
         how[sel, col] = note
         written.add(col)
         has_value[col] = True
@@ -808,8 +822,8 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
 
 
 def _lent_by(frame: pd.DataFrame, values: np.ndarray) -> bool:
-    """Whether ``values`` (from :func:`_floats` or :func:`_objects`) is the frame's own block, lent without a
-    copy (a copy shares no memory with the frame's columns)."""
+    """Whether ``values`` (from :func:`_floats`, :func:`_codes` or :func:`_objects`) is the frame's own block, lent
+    without a copy (a copy shares no memory with the frame's columns)."""
     return values.shape == frame.shape and len(frame.columns) > 0 and \
         np.may_share_memory(values, frame.iloc[:, 0].to_numpy())
 

@@ -22,7 +22,7 @@ from audit.engine import Evaluation
 from audit.quantities import BY_NAME
 from audit.resources import data_path
 from audit.rules import RULES, codes_where
-from audit.state import says_dense
+from audit.state import CLAIMED, says_dense
 
 EXPLANATION_COLUMNS = ("finding", "rank", "cause", "factor", "direction", "corrected", "fit")
 
@@ -169,7 +169,7 @@ def _needs_met(needs: str, evaluation: Evaluation, rows: np.ndarray,
         stated = np.zeros(len(rows), dtype=bool)
         for name in group.split("|"):
             if name not in stated_at:
-                stated_at[name] = evaluation.source[name].to_numpy(dtype=object)[rows] == "claimed"
+                stated_at[name] = evaluation.source[name].cat.codes.to_numpy()[rows] == CLAIMED
             stated |= stated_at[name]
         ok &= stated
     return ok

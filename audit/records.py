@@ -403,7 +403,7 @@ class _QuantityColumns:
                                                                     "accelerator")}
         self.columns = []
         for name in SHOWN_QUANTITIES:
-            self.columns.append((name, BY_NAME[name].unit, result.source[name].to_numpy(),
+            self.columns.append((name, BY_NAME[name].unit, result.column("source", name),
                                  result.q[name].to_numpy(), result.how[name].to_numpy(),
                                  text[name].to_numpy() if name in text.columns else None))
         #: Texts of derivations that do not depend on the row (:func:`derivation`).

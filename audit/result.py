@@ -80,7 +80,7 @@ class AuditResult:
                 arr = self._columns[key] = self.claims.text_of(col).to_numpy()
                 return arr
             frame = self.claims.info if table == "info" else getattr(self, table)
-            arr = self._columns[key] = frame[col].to_numpy()
+            arr = self._columns[key] = _source_cells(frame[col]) if table == "source" else frame[col].to_numpy()
         return arr
 
     def derivation_patterns(self) -> np.ndarray:
@@ -121,3 +121,13 @@ class AuditResult:
 
     def __len__(self) -> int:
         return len(self.q)
+
+
+def _source_cells(column: pd.Series) -> np.ndarray:
+    """A ``source`` column's cells as :meth:`AuditResult.cell` gives them: its texts, None where it has none. The
+    column is categorical (its codes are the engine's: :func:`audit.state.source_frame`); ``to_numpy`` would give
+    NaN for none."""
+    if not isinstance(column.dtype, pd.CategoricalDtype):
+        return column.to_numpy()
+    texts = np.array([*column.cat.categories.tolist(), None], dtype=object)
+    return texts[column.cat.codes.to_numpy().astype(np.intp)]  # code -1 (none): the None at the end

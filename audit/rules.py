@@ -33,7 +33,8 @@ from audit.findings import SEVERITIES, SEVERITY_RANK, FindingsPart, concat_parts
 from audit.notes import TOKENS_SEEN_HOW, assumed_utilization, compute_sum, dataset_units
 from audit.quantities import BY_NAME, INPUT_QUANTITIES, label
 from audit.flops import ARCHITECTURE_CONVENTIONS
-from audit.state import WorkState, effective_params, finetunes, total_only_claims
+from audit.state import (CATALOG, CLAIMED, DERIVED, NO_SOURCE, WorkState, effective_params, finetunes,
+                         source_texts, total_only_claims)
 
 if TYPE_CHECKING:  # only for annotations: the result module does not import the rules
     from audit.result import AuditResult
@@ -1436,9 +1437,9 @@ class HardwareFlopsReading(Rule):
             rows = np.flatnonzero(ambiguous)
             q1, s1, h1, p1 = (f.loc[rows].reset_index(drop=True).copy()
                               for f in (state.q, state.source, state.how, state.precision))
-            q1[ach], s1[ach], h1[ach], p1[ach] = np.nan, None, None, 0.0
+            q1[ach], s1[ach], h1[ach], p1[ach] = np.nan, np.int8(NO_SOURCE), None, 0.0
             with_mfu = tied[rows]
-            q1.loc[with_mfu, "mfu"], s1.loc[with_mfu, "mfu"], h1.loc[with_mfu, "mfu"] = np.nan, None, None
+            q1.loc[with_mfu, "mfu"], s1.loc[with_mfu, "mfu"], h1.loc[with_mfu, "mfu"] = np.nan, NO_SOURCE, None
             p1.loc[with_mfu, "mfu"] = 0.0
             state.resolve(rows, q1, s1, h1, p1)
             rate = q1[ach].to_numpy(dtype=float)  # the model FLOP/s the other figures imply
@@ -1738,13 +1739,13 @@ class Outlier(Rule):
         # The candidates some affected claim states, with the rows that state them.
         names: list[str] = []
         stated_rows: list[np.ndarray] = []
-        peak_stated = s0[:, at["peak_flops_per_chip"]] == "claimed"
+        peak_stated = s0[:, at["peak_flops_per_chip"]] == CLAIMED
         for cand in candidates:
             # The datasheet is a suspect only where the claim states no peak of its own: against a stated peak
             # (a sparse 9 PFLOP/s for a B200's dense 4.5 in FP8), "without the datasheet the rest agree" would
             # blame the datasheet for the claim's figure (C006 says which).
-            rows = np.flatnonzero((s0[:, at[cand]] == "catalog") & ~peak_stated if cand == "catalog_peak"
-                                  else s0[:, at[cand]] == "claimed")
+            rows = np.flatnonzero((s0[:, at[cand]] == CATALOG) & ~peak_stated if cand == "catalog_peak"
+                                  else s0[:, at[cand]] == CLAIMED)
             if len(rows):
                 names.append(cand)
                 stated_rows.append(rows)
@@ -1771,7 +1772,7 @@ class Outlier(Rule):
         # The columns with a value on some affected claim: the others are empty in every variant too (most of the
         # work columns, in most batches) and are filled, not copied.
         filled = (~np.isnan(q0).all(axis=0),
-                  np.array([s0[:, j].tolist().count(None) < len(s0) for j in range(s0.shape[1])], dtype=bool),
+                  (s0 != NO_SOURCE).any(axis=0),
                   np.array([h0[:, j].tolist().count(None) < len(h0) for j in range(h0.shape[1])], dtype=bool),
                   (p0 != 0).any(axis=0) | np.signbit(p0).any(axis=0))
         # One buffer per work array, as large as the largest batch of variants, reused by every batch.
@@ -1787,7 +1788,7 @@ class Outlier(Rule):
         local = np.flatnonzero(fit.sum(axis=1) >= 1)
         if len(local) == 0:
             return None
-        stated_claimed = (s0[:, [at[c] for c in candidates]] == "claimed").sum(axis=1)
+        stated_claimed = (s0[:, [at[c] for c in candidates]] == CLAIMED).sum(axis=1)
         # Each claim's suspects, grouped by their pattern (a handful of patterns, whatever the number of claims):
         # one tuple of names per pattern, the implied values taken by whole columns.
         fit_l = fit[local]
@@ -1884,9 +1885,9 @@ class Outlier(Rule):
                    buffer: np.ndarray | None = None) -> np.ndarray:
         """``values`` (rows × columns) at the rows of each block in turn (distinct, increasing positions), as a
         column-major array, taken column by column; a block of every row is copied whole. A column that is not
-        ``filled`` holds only ``empty`` (NaN, None, 0.0) and is made so, not copied. The array is new, or the start
-        of ``buffer`` (1-D, of the same dtype, large enough), every cell of which is written: the variants of one
-        batch after another reuse the memory (new memory costs more than writing it)."""
+        ``filled`` holds only ``empty`` (NaN, no source, None, 0.0) and is made so, not copied. The array is new, or
+        the start of ``buffer`` (1-D, of the same dtype, large enough), every cell of which is written: the
+        variants of one batch after another reuse the memory (new memory costs more than writing it)."""
         shape = (sum(len(rows) for rows in blocks), values.shape[1])
         if buffer is not None:
             out = buffer[:shape[0] * shape[1]].reshape(shape, order="F")
@@ -1915,17 +1916,17 @@ class Outlier(Rule):
         (the figure's column, its index in ``fit``, the rows (positions in ``bad_rows``) that state it). Fills, on
         those rows, ``fit`` (the rest agree and no utilization exceeds 100 %), ``strong`` (and the utilization is
         plausible) and ``implied`` (the value the rest imply for the figure). ``filled`` marks, for each of the
-        ``initial`` arrays, the columns that hold a value (NaN, None and 0.0 are no value: a column of only those is
-        made, not copied); ``buffers``, when given, memory for the variants' work arrays (see :meth:`_take_rows`),
-        which they hold until the next call."""
+        ``initial`` arrays, the columns that hold a value (NaN, no source, None and 0.0 are no value: a column of
+        only those is made, not copied); ``buffers``, when given, memory for the variants' work arrays (see
+        :meth:`_take_rows`), which they hold until the next call."""
         take = np.concatenate([rows for _, _, rows in variants])
         cleared = np.concatenate([np.full(len(rows), col) for col, _, rows in variants])
         stacked = np.arange(len(take))
         q1, s1, h1, p1 = (cls._take_rows(values, [rows for _, _, rows in variants], has, empty, buffer)
-                          for values, has, empty, buffer in zip(initial, filled, (np.nan, None, None, 0.0),
+                          for values, has, empty, buffer in zip(initial, filled, (np.nan, NO_SOURCE, None, 0.0),
                                                                 buffers or (None,) * 4))
         q1[stacked, cleared] = np.nan
-        s1[stacked, cleared] = None
+        s1[stacked, cleared] = NO_SOURCE
         h1[stacked, cleared] = None
         p1[stacked, cleared] = 0.0
         # What follows from the parameter counts (audit.state.refresh_effective), on the arrays.
@@ -1935,7 +1936,7 @@ class Outlier(Rule):
         q1[six, at["flops_per_token"]] = 6.0 * q1[six, at["n_eff"]]
         # Frames of one block each over the arrays: the engine works in them without a copy.
         frames = (pd.DataFrame(q1, columns=columns, dtype=float, copy=False),
-                  pd.DataFrame(s1, columns=columns, dtype=object, copy=False),
+                  pd.DataFrame(s1, columns=columns, dtype=np.int8, copy=False),
                   pd.DataFrame(h1, columns=columns, dtype=object, copy=False),
                   pd.DataFrame(p1, columns=columns, dtype=float, copy=False))
         bad = state.disagree(bad_rows[take], *frames)
@@ -2044,8 +2045,7 @@ class TpuSliceCores(Rule):
         cores = hw["slice_cores"].to_numpy(dtype=float)
         per = hw["cores_per_chip"].to_numpy(dtype=float)
         chips = state.col("chips")
-        rows = np.flatnonzero(~np.isnan(cores) & ~np.isnan(per) & (state.source["chips"].to_numpy(dtype=object)
-                                                                   == "claimed"))
+        rows = np.flatnonzero(~np.isnan(cores) & ~np.isnan(per) & (state.source["chips"].to_numpy() == CLAIMED))
         expected = cores[rows] / per[rows]
         sev = np.where(np.abs(chips[rows] - expected) < 0.5, "ok", "warning")
         return findings_part(rows, cls.code, sev, "chips", chips[rows], expected)
@@ -2107,7 +2107,7 @@ class _Utilization(Rule):
             outside = (np.log(v / high) > lam) | (np.log(low / v) > lam)
         sev = np.where(above_one | far_below, "error",
                        np.where(above_ceiling | below | below_floor, "warning", np.where(outside, "info", "ok")))
-        detail = np.where(below, "below-mfu", state.source[cls.quantity].to_numpy(dtype=object)[rows])
+        detail = np.where(below, "below-mfu", source_texts(state.source[cls.quantity].to_numpy()[rows]))
         return findings_part(rows, cls.code, sev, cls.quantity, v, np.where(below, floor, np.nan), detail=detail)
 
     @classmethod
@@ -2518,7 +2518,7 @@ class FP32AsTF32(Rule):
                           for f in (state.q, state.source, state.how, state.precision))
         state.resolve(rows, q1, s1, h1, p1)
         mfu = q1["mfu"].to_numpy(dtype=float)
-        derived = (s1["mfu"] != "claimed").to_numpy()
+        derived = s1["mfu"].to_numpy() != CLAIMED
         peak32 = state.col("catalog_peak")[rows]
         lam = p1["mfu"].to_numpy(dtype=float) + _SLACK
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -3402,7 +3402,7 @@ class _ReferenceBound(Rule):
             sev = np.where(np.log(x / hi) > lam, cls.above,
                            np.where((lo > 0) & (np.log(x / max(lo, 1e-300)) < -lam), cls.below, "ok"))
         expected = np.where(x > hi, hi, np.where(x < lo, lo, hi))
-        detail = state.source[cls.quantity].to_numpy(dtype=object)[rows]
+        detail = source_texts(state.source[cls.quantity].to_numpy()[rows])
         return findings_part(rows, cls.code, sev.astype(object), cls.quantity, x, expected, detail=detail)
 
     @classmethod
@@ -4122,7 +4122,7 @@ class NothingChecked(Rule):
         stated["n_eff"] = stated["params"] | stated["active_params"]
         known = ~np.isnan(state.q.to_numpy(dtype=float)[rows])
         at = {str(c): j for j, c in enumerate(state.q.columns)}
-        derived = {name: state.source[name].to_numpy(dtype=object)[rows] == "derived" for name in INPUT_QUANTITIES}
+        derived = {name: state.source[name].to_numpy()[rows] == DERIVED for name in INPUT_QUANTITIES}
         relations = relation_rules()
         score = np.full((len(rows), len(relations)), np.inf)
         masks = np.zeros((len(rows), len(relations)), dtype=np.int64)  # which of its figures are missing, as bits

@@ -22,6 +22,42 @@ from audit.notes import assumed_utilizations, chip_counts, compute_sums, geometr
 from audit.quantities import SPARSE_PATTERN
 
 
+#: Where a work value came from, by code: the work state's ``source`` frame holds a code per cell (int8), -1 where
+#: there is no value (no source), else the position of its source in this tuple. Codes are compared and copied as
+#: numbers, and a frame of them is a twelfth of the memory of one of strings (a new object array of 100,000 claims
+#: × 46 work columns cost more to allocate, page by page, than most rules cost to run); the texts are made where
+#: words are (:func:`source_texts`), and the result's frame is a categorical over the same codes
+#: (:func:`source_frame`).
+SOURCES: tuple[str, ...] = ("claimed", "derived", "catalog")
+NO_SOURCE, CLAIMED, DERIVED, CATALOG = -1, 0, 1, 2
+#: Each code's text, by numpy's negative index -1 (no source) is the last: None.
+_SOURCE_TEXTS = np.array([*SOURCES, None], dtype=object)
+
+
+def source_code(text: str | None) -> int:
+    """The code of a source's text (None: :data:`NO_SOURCE`)."""
+    return NO_SOURCE if text is None else SOURCES.index(text)
+
+
+def source_texts(codes: np.ndarray) -> np.ndarray:
+    """The sources' texts of an array of codes, as objects (None where there is none)."""
+    return _SOURCE_TEXTS[np.asarray(codes, dtype=np.intp)]
+
+
+def source_dtype() -> "pd.CategoricalDtype":
+    """The dtype of a result's ``source`` columns: the categories :data:`SOURCES`, in that order, so that a
+    column's categorical codes are the engine's codes."""
+    return pd.CategoricalDtype(list(SOURCES))
+
+
+def source_frame(codes: pd.DataFrame) -> pd.DataFrame:
+    """A frame of source codes (int8) as the result shows it: each column categorical over :data:`SOURCES`, its
+    codes the frame's own (no copy): compared with a text (``== "claimed"``) as the texts were."""
+    dtype = source_dtype()
+    return pd.DataFrame({name: pd.Categorical.from_codes(codes[name].to_numpy(), dtype=dtype, validate=False)
+                         for name in codes.columns}, index=codes.index, copy=False)
+
+
 def text_codes(column: pd.Series) -> tuple[np.ndarray, list[str | None]]:
     """Each row's number among the distinct texts of a column (a missing value is None, any other value its
     ``str``, as ``fillna("").astype(str)`` reads it), and those texts: a text test then runs once per distinct
@@ -125,10 +161,10 @@ def total_only_claims(claims: Claims, experts: np.ndarray, active_params: np.nda
 
 @dataclass
 class WorkState:
-    """Work columns (``q``: values, ``source``: claimed | derived | catalog, ``how``: the rule or note that gave a
-    derived value, ``precision``: the log half-width of each value, from the digits it was stated with and
-    carried through derivations, see :mod:`audit.significance`), the hardware match, FLOPs-per-token
-    conventions, and what the relations found."""
+    """Work columns (``q``: values, ``source``: claimed | derived | catalog as codes, :data:`SOURCES`, ``how``: the
+    rule or note that gave a derived value, ``precision``: the log half-width of each value, from the digits it
+    was stated with and carried through derivations, see :mod:`audit.significance`), the hardware match,
+    FLOPs-per-token conventions, and what the relations found."""
 
     claims: Claims
     config: Config
@@ -185,13 +221,12 @@ class WorkState:
         return self._finetune
 
     def stated(self, name: str) -> np.ndarray:
-        """Rows whose claim states ``name`` (its source is "claimed"), read once per state and read-only: a stated
-        figure stays stated (derivations fill unknown cells only) unless :meth:`restate` or :meth:`unstate` moves
-        it. Comparing the object column to "claimed" costs about 4 ms per 100,000 claims, and the rules ask
-        often."""
+        """Rows whose claim states ``name`` (its source is :data:`CLAIMED`), read once per state and read-only: a
+        stated figure stays stated (derivations fill unknown cells only) unless :meth:`restate` or :meth:`unstate`
+        moves it. The rules ask often."""
         mask = self._stated.get(name)
         if mask is None:
-            mask = self.source[name].to_numpy(dtype=object) == "claimed"
+            mask = self.source[name].to_numpy() == CLAIMED
             mask.flags.writeable = False
             self._stated[name] = mask
         return mask
@@ -205,13 +240,13 @@ class WorkState:
     def unstate(self, rows: np.ndarray, name: str) -> None:
         """Forget the stated ``name`` of ``rows`` (value and source): the engine reads it as another quantity."""
         write_cells(self.q, name, rows, np.nan)
-        write_cells(self.source, name, rows, None)
+        write_cells(self.source, name, rows, NO_SOURCE)
         self._stated.pop(name, None)
 
     def restate(self, rows: np.ndarray, old: str, new: str) -> None:
         """Read the stated ``old`` figure of ``rows`` as the quantity ``new`` instead (a FLOP/s or a compute read as
         hardware FLOPs): the value, its source and its precision move; ``old`` becomes unknown."""
-        for frame, gone in ((self.q, np.nan), (self.source, None), (self.precision, 0.0)):
+        for frame, gone in ((self.q, np.nan), (self.source, NO_SOURCE), (self.precision, 0.0)):
             write_cells(frame, new, rows, frame[old].to_numpy()[rows])
             write_cells(frame, old, rows, gone)
         self._stated.pop(old, None)
@@ -301,7 +336,7 @@ class WorkState:
         mask = np.isnan(self.q[name].to_numpy()) & np.isfinite(values)
         if mask.any():
             write_cells(self.q, name, mask, values[mask])
-            write_cells(self.source, name, mask, "derived")
+            write_cells(self.source, name, mask, DERIVED)
             write_cells(self.how, name, mask, note)
             write_cells(self.precision, name, mask, 0.0 if precision is None else precision[mask])
 

@@ -289,7 +289,7 @@ def _charts(result: AuditResult, anchors: dict[int, str]) -> list[dict[str, Any]
     if n <= CHART_POINTS_MAX:
         ids = result.claims.info["id"].astype(str).tolist()
         names = result.claims.info["name"].tolist()
-        mfu_src = result.source["mfu"].tolist()
+        mfu_src = result.column("source", "mfu").tolist()
         charted = {RULES[code].chart: code for code in codes_where("chart")}
         # A point's word is the worst verdict on its MFU: the band's (U001), or a relation's that refutes it (a
         # claimed 45 % that C003 puts at 360 % is not "ok" because 45 % lies in the band).
@@ -318,7 +318,7 @@ def _charts(result: AuditResult, anchors: dict[int, str]) -> list[dict[str, Any]
             n_eff = q["n_eff"].to_numpy(dtype=float)
             tokens = q["tokens"].to_numpy(dtype=float)
             compute = q["compute_flops"].to_numpy(dtype=float)
-            c_src = result.source["compute_flops"].tolist()
+            c_src = result.column("source", "compute_flops").tolist()
             cpoints = [svg.ComputePoint(id=ids[r], label=str(names[r] or ids[r]), claimed=round_value(float(compute[r])),
                                         expected=round_value(6.0 * (float(n_eff[r]) * float(tokens[r]))), severity=s,
                                         source=str(c_src[r]), href="#" + anchors[r] if r in anchors else None)
@@ -723,7 +723,7 @@ def _context(result: AuditResult, title: str = "train-audit report", command: st
               for rank, row in enumerate(detailed)]
 
     mfu = result.q["mfu"].to_numpy(dtype=float)
-    mfu_src = result.source["mfu"].tolist()
+    mfu_src = result.column("source", "mfu").tolist()
     hw = result.hardware
     accel_names = hw["accelerator_name"].tolist()
     hw_text = hw["hardware_text"].tolist()

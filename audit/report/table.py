@@ -221,6 +221,12 @@ def _defuse_text(value: object) -> object:
 
 def _defuse(column: pd.Series) -> pd.Series:
     """Text cells that a spreadsheet would run as a formula get a leading apostrophe (shown, not evaluated)."""
+    if _text_categories(column):  # each category once (sources: none changes)
+        categories = column.cat.categories.tolist()
+        if all(_defuse_text(c) == c for c in categories):
+            return column
+        texts = np.array([*categories, None], dtype=object)[column.cat.codes.to_numpy().astype(np.intp)]
+        return _defuse(pd.Series(texts, index=column.index, dtype=object))
     if column.dtype != object:
         return column
     values = column.to_numpy(dtype=object)
@@ -288,6 +294,10 @@ def _arrow(frame: pd.DataFrame, schema: "pa.Schema | None", dictionaries: frozen
     columns = {}
     for f in schema:
         col = frame[f.name]
+        if pa.types.is_string(f.type) and _text_categories(col):  # sources: their codes are a dictionary already
+            few = _categorical_texts(col)
+            columns[f.name] = few if f.name in dictionaries else few.dictionary.take(few.indices)
+            continue
         if pa.types.is_string(f.type) and col.dtype == object:
             values = col.to_numpy(dtype=object)
             few = _few_texts(values) if f.name in dictionaries or _mostly_repeated(values) else None
@@ -352,6 +362,30 @@ def _few_texts(values: np.ndarray) -> "pa.DictionaryArray | None":
                                           pa.array(distinct, type=pa.string()))
 
 
+def _text_categories(column: pd.Series) -> bool:
+    """Whether a column is categorical over texts (a claims table's sources: :func:`audit.state.source_frame`)."""
+    return isinstance(column.dtype, pd.CategoricalDtype) and all(isinstance(c, str) for c in column.cat.categories)
+
+
+def _categorical_texts(column: pd.Series) -> "pa.DictionaryArray":
+    """A categorical column of texts as :func:`_few_texts` makes the column of its texts: an Arrow dictionary of the
+    texts it holds in the order of their first appearance, missing cells null. From the codes alone: the texts of
+    the column are never made (factorizing 43 source columns of objects was most of the time of a claims table's
+    Arrow conversion)."""
+    import pyarrow as pa
+
+    raw = column.cat.codes.to_numpy()
+    values, first = np.unique(raw, return_index=True)
+    kept = values >= 0  # -1: missing
+    used = values[kept][np.argsort(first[kept])]  # the categories present, in the order of first appearance
+    recode = np.full(len(column.cat.categories) + 1, -1, dtype=np.int32)  # the last: for code -1, by wrapping
+    recode[used] = np.arange(len(used), dtype=np.int32)
+    codes = recode[raw.astype(np.intp)]
+    texts = column.cat.categories.to_numpy(dtype=object)[used]
+    return pa.DictionaryArray.from_arrays(pa.array(codes, mask=codes < 0, type=pa.int32()),
+                                          pa.array(texts, type=pa.string()))
+
+
 def csv_text(frame: pd.DataFrame, header: bool = True) -> str:
     """A table as spreadsheet-safe CSV text (written batch by batch, the header only with the first)."""
     safe = frame.apply(_defuse) if len(frame.columns) else frame
@@ -369,7 +403,7 @@ def _fast_csv(frame: pd.DataFrame, header: bool) -> str | None:
     """``frame.to_csv(index=False, lineterminator="\\r\\n")``, the same text, made a column at a time with numpy
     and Arrow: each distinct float spelt once as pandas spells it (``astype(str)``), missing cells empty, cells
     quoted as the csv module quotes them, the rows joined by Arrow. None when the frame holds anything else than
-    float64, int64 and text columns (or text Arrow cannot hold): pandas writes those."""
+    float64, int64, text and categorical text columns (or text Arrow cannot hold): pandas writes those."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -389,6 +423,10 @@ def _fast_csv(frame: pd.DataFrame, header: bool) -> str | None:
                     pa.array([], type=pa.large_string())
             elif col.dtype == np.int64:
                 text = pa.array(col.to_numpy().astype(str).astype(object), type=pa.large_string())
+            elif _text_categories(col):  # sources: each category spelt once, missing cells empty
+                spelt = pa.array([*col.cat.categories.tolist(), ""], type=pa.large_string())
+                codes = col.cat.codes.to_numpy().astype(np.int64)
+                text = spelt.take(pa.array(np.where(codes < 0, len(spelt) - 1, codes)))
             elif col.dtype == object:
                 values = col.to_numpy(dtype=object)
                 missing = pd.isna(values)
