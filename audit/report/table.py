@@ -375,15 +375,18 @@ def _categorical_texts(column: pd.Series) -> "pa.DictionaryArray":
     import pyarrow as pa
 
     raw = column.cat.codes.to_numpy()
-    values, first = np.unique(raw, return_index=True)
-    kept = values >= 0  # -1: missing
-    used = values[kept][np.argsort(first[kept])]  # the categories present, in the order of first appearance
+    # Where each category present first appears (a sort of the codes, as np.unique does, cost several times more
+    # than a search per category: a source column has three).
+    present = np.flatnonzero(np.bincount(raw.astype(np.intp) + 1, minlength=len(column.cat.categories) + 1)[1:])
+    first = np.array([int(np.argmax(raw == c)) for c in present.tolist()], dtype=np.intp)
+    used = present[np.argsort(first)]  # the categories present, in the order of first appearance
     recode = np.full(len(column.cat.categories) + 1, -1, dtype=np.int32)  # the last: for code -1, by wrapping
     recode[used] = np.arange(len(used), dtype=np.int32)
     codes = recode[raw.astype(np.intp)]
     texts = column.cat.categories.to_numpy(dtype=object)[used]
+    # safe=False: the codes are made above, each within the dictionary (checking them cost half the time).
     return pa.DictionaryArray.from_arrays(pa.array(codes, mask=codes < 0, type=pa.int32()),
-                                          pa.array(texts, type=pa.string()))
+                                          pa.array(texts, type=pa.string()), safe=False)
 
 
 def csv_text(frame: pd.DataFrame, header: bool = True) -> str:
