@@ -24,13 +24,13 @@ from audit.quantities import SPARSE_PATTERN
 
 #: Where a work value came from, by code: the work state's ``source`` frame holds a code per cell (int8), -1 where
 #: there is no value (no source), else the position of its source in this tuple. Codes are compared and copied as
-#: numbers, and a frame of them is a twelfth of the memory of one of strings (a new object array of 100,000 claims
+#: numbers, and a frame of them is an eighth of the memory of one of strings (a new object array of 100,000 claims
 #: × 46 work columns cost more to allocate, page by page, than most rules cost to run); the texts are made where
 #: words are (:func:`source_texts`), and the result's frame is a categorical over the same codes
 #: (:func:`source_frame`).
 SOURCES: tuple[str, ...] = ("claimed", "derived", "catalog")
 NO_SOURCE, CLAIMED, DERIVED, CATALOG = -1, 0, 1, 2
-#: Each code's text, by numpy's negative index -1 (no source) is the last: None.
+#: Each code's text; code -1 (no source) takes the last, None, as numpy reads a negative index.
 _SOURCE_TEXTS = np.array([*SOURCES, None], dtype=object)
 
 
