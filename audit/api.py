@@ -172,6 +172,7 @@ def audit_partition(frame: pd.DataFrame, what: str = "claims", config: Config | 
 def partition_meta(what: str = "claims") -> pd.DataFrame:
     """The empty DataFrame :func:`audit_partition` returns for no claims: its columns and dtypes (Dask's ``meta``)."""
     from audit.records import SHOWN_QUANTITIES
+    from audit.state import source_dtype
 
     if what == "findings":
         kinds = {"claim_id": object, "file": object, "row": np.int64,
@@ -182,7 +183,7 @@ def partition_meta(what: str = "claims") -> pd.DataFrame:
                  "precision": object}
         for q in SHOWN_QUANTITIES:
             kinds[q] = float
-            kinds[f"{q}_source"] = object
+            kinds[f"{q}_source"] = source_dtype()  # categorical: claimed, derived, catalog
         kinds.update({"rules": object, "errors": int, "warnings": int})
     return pd.DataFrame({c: pd.Series(dtype=t) for c, t in kinds.items()})
 

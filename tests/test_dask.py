@@ -60,3 +60,12 @@ def test_partition_verdicts_are_the_papers():
 def test_empty_partition_has_the_columns():
     out = audit_partition(CLAIMS.head(0))
     assert list(out.columns) == list(partition_meta().columns) and len(out) == 0
+
+
+def test_the_meta_has_the_dtypes_of_a_partition():
+    """Dask takes ``partition_meta`` as the partitions' schema: the dtypes of an audited partition, the sources
+    categorical (claimed, derived, catalog) as the engine keeps them."""
+    meta, out = partition_meta(), audit_partition(CLAIMS)
+    assert {c: str(t) for c, t in out.dtypes.items()} == {c: str(t) for c, t in meta.dtypes.items()}
+    assert list(out["params_source"].cat.categories) == ["claimed", "derived", "catalog"]
+
