@@ -667,6 +667,8 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
         precision=pd.DataFrame(precision, index=state.q.index, columns=names, dtype=float, copy=False))
     source = _codes(state.source, names)
     how = _objects(state.how, names)
+    # F per token from an architecture (attention counted): set before the relations, which never write it.
+    architecture_f = np.isin(how[:, at["flops_per_token"]], list(F.ARCHITECTURE_CONVENTIONS))
     # The cells a claim states: the state's masks hold for the whole loop, since the relations write only cells
     # with no value, which no claim states, and never write CLAIMED (RelationRule.derived_source).
     claimed = view.stated
@@ -805,7 +807,8 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
                 signatures[rows, recorded[rows]] = signature
                 recorded[rows] += 1
                 if len(rows):
-                    collect(rule, rows, _Check(q, precision, at, claimed, config, upper, lower, plan.assumed))
+                    collect(rule, rows, _Check(q, precision, at, claimed, config, upper, lower, plan.assumed,
+                                               architecture_f))
             idle = candidates[~used[rule.code][candidates]]  # looked at, neither derived nor checked
             seen[rule.code][idle] = version[idle]
         if not changed:
@@ -842,6 +845,8 @@ class _Check:
     upper: np.ndarray | None
     lower: np.ndarray | None
     assumed: np.ndarray | None = None
+    #: Rows whose F per token comes from an architecture (attention counted), on every row of the arrays.
+    architecture_f: np.ndarray | None = None
 
     def findings(self, rule: type[RelationRule], rows: np.ndarray) -> FindingsPart:
         """One finding per row: the subject quantity (the first the claim states), its value and the expected
@@ -857,14 +862,16 @@ class _Check:
         return _verdicts(rule, rows, self.q, self.precision, self.at, self.is_claimed, self.config,
                          None if self.upper is None else self.upper[rows],
                          None if self.lower is None else self.lower[rows],
-                         None if self.assumed is None else self.assumed[rows])
+                         None if self.assumed is None else self.assumed[rows],
+                         None if self.architecture_f is None else self.architecture_f[rows])
 
 
 def _verdicts(rule: type[RelationRule], rows: np.ndarray, q: np.ndarray, precision: np.ndarray,
               at: Mapping[str, int], is_claimed: Callable[[str], np.ndarray], config: Config,
-              upper: np.ndarray | None, lower: np.ndarray | None, assumed: np.ndarray | None = None
+              upper: np.ndarray | None, lower: np.ndarray | None, assumed: np.ndarray | None = None,
+              architecture_f: np.ndarray | None = None
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-    """:meth:`_Check.verdicts` (``upper``, ``lower`` and ``assumed`` on ``rows`` only)."""
+    """:meth:`_Check.verdicts` (``upper``, ``lower``, ``assumed`` and ``architecture_f`` on ``rows`` only)."""
     cols = list(rule.relation.quantities)
     idx = [at[c] for c in cols]
     claimed_mask = np.column_stack([is_claimed(s)[rows] for s in rule.subjects])
@@ -886,6 +893,13 @@ def _verdicts(rule: type[RelationRule], rows: np.ndarray, q: np.ndarray, precisi
         side = (subject_names == rule.goodput_quantity) & (ratio > 1)
         for name in rule.goodput_unless_stated:
             side &= ~is_claimed(name)[rows]
+        if rule.goodput_unless_architecture and architecture_f is not None:
+            # A stated rate is steady-state as the MFU is: the room above it is the attention FLOPs that 6N leaves
+            # out, none when F per token comes from an architecture (which counts them).
+            rate = np.zeros(len(rows), dtype=bool)
+            for name in rule.goodput_unless_architecture:
+                rate |= is_claimed(name)[rows]
+            side &= ~(rate & architecture_f)
 
     with np.errstate(divide="ignore", invalid="ignore"):
         off = np.abs(np.log(ratio))  # once for the two or four judgements below

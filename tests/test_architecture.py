@@ -159,3 +159,23 @@ def test_a_rate_that_is_the_stated_mfu_of_the_peak_stays_model_flops(extra):
         assert c["status"] == "pass", [f["message"] for f in c["findings"] if f["severity"] != "ok"]
         assert c["quantities"]["achieved_flops_per_chip"]["source"] == "claimed"
         assert c["quantities"]["achieved_flops_per_chip"]["value"] == pytest.approx(421.3e12)
+
+
+def test_a_throughput_mfu_gap_is_attention_without_an_architecture_and_a_slip_with_one():
+    """torchtitan's Llama 3 8B on 64 A100 (docs/performance.md): 2,973 tokens/s per GPU, MFU 58.2 %. By 6N alone:
+    6 x 8.03e9 x 2,973 = 1.432e14 FLOP/s, 45.9 % of 312: the 1.27x is the attention FLOPs torchtitan counts
+    (12 x 32 layers x 4,096 x 8,192 per token: 55.2 % with them), so without the architecture it passes, and says
+    why. llm-foundry's MPT-70B with its HFU 56.76 % in the MFU column and its architecture given: the throughput
+    gives 42.6 % with attention counted, 1.33x below: HFU quoted as MFU, a warning (it passed as "goodput")."""
+    tt = {"id": "torchtitan-8b", "params": "8.03B", "hardware": "A100 80GB", "precision": "bf16", "chips": 64,
+          "mfu": "58.2%", "throughput_tokens_per_s": "2973 tokens/s/GPU"}
+    c = to_json(check_records([tt]))["claims"][0]
+    assert c["status"] == "pass"
+    c005 = next(f for f in c["findings"] if f["rule"] == "C005")
+    assert c005["severity"] == "ok" and "attention FLOPs" in c005["message"]
+    foundry = {"id": "mpt-70b-hfu-as-mfu", "params": 64_862_437_376, "hardware": "H100 80GB", "precision": "bf16",
+               "chips": 64, "mfu": "56.76%", "throughput_tokens_per_s": "1039 tokens/s/GPU", "seq_len": 2048,
+               "layers": 80, "d_model": 8192, "heads": 64}
+    c = to_json(check_records([foundry]))["claims"][0]
+    c005 = next(f for f in c["findings"] if f["rule"] == "C005")
+    assert c005["severity"] == "warning", c005["message"]
