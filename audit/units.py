@@ -343,6 +343,9 @@ for _names, _ratio in (
     for _n in _names:
         _DAYS_UNITS[_n] = _ratio
 _DAYS_QUALIFIERS = frozenset({"wall", "clock", "wallclock", "calendar", "training", "elapsed"})
+#: A word that names an accelerator or a count of them before a unit of time ("GPU", "TPU", "chip", "node",
+#: "A100", "v4", "MI250X"): what makes "days" accelerator time.
+_DEVICE_LIKE_RE = re.compile(r"gpu|tpu|chip|accelerator|device|npu|ipu|hpu|node|core|[a-z]\d|\d[a-z]")
 
 # Accelerator-time units, in hours. A GPU-year is 365.25 * 24 = 8766 GPU-hours (Julian year, as above).
 _HOURS_UNITS: dict[str, tuple[int, int]] = {}
@@ -425,6 +428,11 @@ def _descriptor_problem(tokens: list[str], unit_kind: str, *, after_number: bool
         if low in _UNREAD_MULTIPLIERS:
             raise _Reject(f"{tok!r} before the unit is a multiplier that is not read; write k, M, B or T (or "
                           f"thousand, million, billion, trillion) right after the number", specific=True)
+        if low in _NUMBER_WORDS and low not in ("a", "an") or low in ("point", "half", "quarter"):
+            # "three point five days": the number in words goes on past the first word; read as 3 it would be
+            # "point five"-days of accelerator time, 72 hours.
+            raise _Reject(f"a number in words ({tok!r}) before the unit is not read; write it in digits",
+                          specific=True)
         if low == "per":
             what = "accelerator-hours" if unit_kind == "hours" else "a count"
             raise _Reject(f"a rate ('... per ...') is not {what}; give the total", specific=True)
@@ -602,7 +610,10 @@ def _unit_days(rest: str) -> _Scale:
         if all(d in _DAYS_QUALIFIERS for d in desc):
             return (0, *_DAYS_UNITS[lowered[-1]])
         _descriptor_problem(toks[:-1], "days", after_number=False)
-        if len(desc) <= 3 and all(_WORD_TOKEN_RE.fullmatch(t) for t in toks[:-1]):
+        # Accelerator time names a device ("GPU days", "A100-days", "TPU v4 days"); other words before the unit
+        # ("3 point five days", "3 foo days") are no unit the reader knows, not accelerator time.
+        if len(desc) <= 3 and all(_WORD_TOKEN_RE.fullmatch(t) for t in toks[:-1]) \
+                and any(_DEVICE_LIKE_RE.search(d) for d in desc):
             raise _Reject(f"{rest.strip()!r} is accelerator time, not a wall-clock duration; "
                           "give the training duration in days", specific=True)
     raise _Reject(f"unknown unit {rest.strip()!r}")

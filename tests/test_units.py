@@ -599,8 +599,22 @@ def test_small_numbers_written_as_words_are_read(text: str, kind: str, expected:
     assert parse_value(text, kind) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("text", ["a few weeks", "a couple of months", "several days"])
-def test_vague_amounts_in_words_are_refused(text: str) -> None:
-    """"a few weeks" is no number: refused, never read as one week."""
+@pytest.mark.parametrize("text", ["a few weeks", "a couple of months", "several days", "three point five days"])
+@pytest.mark.parametrize("kind", ["days", "hours"])
+def test_vague_amounts_in_words_are_refused(text: str, kind: str) -> None:
+    """"a few weeks" is no number: refused, never read as one week. "three point five days" goes on in words past
+    its first: refused, where as accelerator-hours it read as 3 "point five"-days, 72 hours."""
     with pytest.raises(UnitError):
+        parse_value(text, kind)
+
+
+@pytest.mark.parametrize("text, accelerator_time", [
+    ("3 GPU days", True), ("3 A100-days", True), ("3 TPU v4 days", True),
+    ("3 full days", False), ("3 point five days", False),
+])
+def test_only_a_device_makes_days_accelerator_time(text: str, accelerator_time: bool) -> None:
+    """"'point five days' is accelerator time" was said of "three point five days": any word before "days" was
+    taken for a device. Only a device's name makes accelerator time; other words are an unknown unit."""
+    with pytest.raises(UnitError) as refused:
         parse_value(text, "days")
+    assert ("is accelerator time" in str(refused.value)) == accelerator_time
