@@ -233,7 +233,8 @@ class Catalog:
         (ACCELERATORS.md): lenient for the memory check, and worth saying."""
         if name is None or _MEMORY_SIZE.search(str(name)):
             return None
-        known = self.__dict__.setdefault("_memory_variants_of", {})  # once per distinct name: M001's words ask per claim
+        # Once per distinct name: M001's words ask for every claim.
+        known = self.__dict__.setdefault("_memory_variants_of", {})
         if name not in known:
             known[name] = self._memory_variants(str(name))
         return known[name]

@@ -1388,19 +1388,18 @@ FULL_RECOMPUTE = 4.0 / 3.0
 class HardwareFlopsReading(Rule):
     """A stated FLOP/s per accelerator is read as hardware FLOPs when the claim's figures say so.
 
-    **What it checks.** Whether a stated ``achieved_flops_per_chip`` counts model FLOPs or hardware FLOPs (with
-    the recomputed forward pass). It is read as hardware FLOPs when the claim states an HFU or activation
-    recomputation, unless the claim's own MFU is that rate over the peak (and its HFU is not): llm-foundry's
-    MPT-70B, MFU 42.57 % and 421.3 TFLOP/s per H100 (42.57 % of 989.4), is model FLOPs beside its HFU of 56.76 %;
-    such a rate, and one where the claim states neither, has both readings weighed against the rate the other figures imply
-    (throughput, compute and chip-hours), and the hardware reading, with full recomputation (r = 4/3), is taken
-    only when it agrees within tolerance and the model reading does not. Either way the finding says which
-    reading was taken and why; C013 then derives the model FLOP/s. When nothing else in the claim implies a rate,
-    the model reading stands and an info gives what the hardware reading would: MT-NLG's 126 TFLOP/s per A100
-    is 40.4 % of the 312 TFLOP/s peak as model FLOPs, 126 / (4/3) / 312 = 30.3 % as hardware FLOPs. A stated MFU
-    that is the stated rate over the peak ("163 TFLOP/s per GPU, 52 % of peak", written as MFU) is read with it,
-    as HFU: HFU quoted as MFU, a warning (the only one this rule gives: an MFU that overstates the useful work by
-    r).
+    **What it checks.** Whether a stated ``achieved_flops_per_chip`` counts model FLOPs or hardware FLOPs (with the
+    recomputed forward pass). It is read as hardware FLOPs when the claim states an HFU or activation recomputation,
+    unless the claim's own MFU is that rate over the peak (and its HFU is not): llm-foundry's MPT-70B, MFU 42.57 %
+    and 421.3 TFLOP/s per H100 (42.57 % of 989.4), is model FLOPs beside its HFU of 56.76 %; such a rate, and one
+    where the claim states neither, has both readings weighed against the rate the other figures imply (throughput,
+    compute and chip-hours), and the hardware reading, with full recomputation (r = 4/3), is taken only when it
+    agrees within tolerance and the model reading does not. Either way the finding says which reading was taken and
+    why; C013 then derives the model FLOP/s. When nothing else in the claim implies a rate, the model reading stands
+    and an info gives what the hardware reading would: MT-NLG's 126 TFLOP/s per A100 is 40.4 % of the 312 TFLOP/s
+    peak as model FLOPs, 126 / (4/3) / 312 = 30.3 % as hardware FLOPs. A stated MFU that is the stated rate over the
+    peak ("163 TFLOP/s per GPU, 52 % of peak", written as MFU) is read with it, as HFU: HFU quoted as MFU, a warning
+    (the only one this rule gives: an MFU that overstates the useful work by r).
 
     **Why it matters.** Megatron-LM (Narayanan et al. 2021: 163 TFLOP/s per GPU, 52 % of peak, for its 1T
     model), BLOOM (about 150 TFLOP/s) and MT-NLG (126 TFLOP/s) count hardware FLOPs. Read as model FLOPs they

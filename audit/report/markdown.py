@@ -54,7 +54,8 @@ def render(result: AuditResult, title: str = "train-audit report", limit: int = 
     claim that warns or fails its findings but the ok checks (the info findings of the others counted)."""
     s = summary(result)
     lines = [f"## {_cell(title)}", ""]
-    lines.append(" · ".join(f"{_ICON[k]} {v} {k}" for k, v in s["status"].items()) + f" — {s['claims']} claim{'s' * (s['claims'] != 1)}")
+    lines.append(" · ".join(f"{_ICON[k]} {v} {k}" for k, v in s["status"].items())
+                 + f" — {s['claims']} claim{'s' * (s['claims'] != 1)}")
     # Columns not read, and notes on how the input was read: in a pull-request comment as in every other report.
     said = input_notes(result)
     if said["unread_columns"]:
