@@ -469,6 +469,20 @@ def _systems_counted(text: str) -> tuple[float, str] | None:
     return None
 
 
+#: A count written right before a word for systems ("96 nodes", "(140 servers)").
+_NODE_COUNT = re.compile(rf"{_COUNT}\s+{_NODE_WORDS}\b", re.IGNORECASE)
+
+
+def uncounted_systems(text: object) -> str | None:
+    """The count of systems a hardware text writes when it does not give their size ("H100 (96 nodes)": how many
+    H100 a node holds is not said), so that no chips are read from it: the count as written ("96 nodes"); None when
+    the text writes none or its systems' size is known (:func:`_systems_counted`: "DGX H100 (768 nodes)")."""
+    if not isinstance(text, str):
+        return None
+    m = _NODE_COUNT.search(text)
+    return m.group(0) if m is not None and _systems_counted(text) is None else None
+
+
 def split_mix(text: str) -> list[str]:
     """The parts of a cell that may list several accelerators, split outside parentheses, in order.
 

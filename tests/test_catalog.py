@@ -472,3 +472,19 @@ def test_the_memory_check_says_when_the_memory_was_assumed(tmp_path):
     assert "'A100' gives no memory size: read as the NVIDIA A100 SXM4 80GB (80 GB), other variants 40 GB" \
         in m001["bare"]
     assert "gives no memory size" not in m001["named"]
+
+
+def test_a_count_of_nodes_of_unknown_size_is_said_not_dropped(tmp_path):
+    """"H100 (96 nodes)": how many H100 a node holds is not given, so the count is not chips; the accelerator is
+    read, and the count not read is said (V003) instead of dropped. "DGX H100 (96 nodes)" is 768 H100 (NVIDIA's
+    DGX H100 datasheet: 8 GPUs each), nothing to say."""
+    from audit.api import check_records, to_json
+
+    doc = to_json(check_records([{"id": "a", "hardware": "H100 (96 nodes)", "params": "7B"},
+                                 {"id": "b", "hardware": "DGX H100 (96 nodes)", "params": "7B"}]))
+    a, b = doc["claims"]
+    said = [f["message"] for f in a["findings"] if f["rule"] == "V003"]
+    assert said and "96 nodes" in said[0] and "give chips" in said[0]
+    assert a["hardware"]["accelerator"] == "h100-sxm5-80gb"
+    assert not [f for f in b["findings"] if f["rule"] == "V003"]
+    assert b["quantities"]["chips"]["value"] == 96 * 8

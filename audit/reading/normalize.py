@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple
 import numpy as np
 import pandas as pd
 
+from audit.catalog import uncounted_systems
 from audit.claims import Claims, RawTable, distinct_texts, texts_of_numbers
 from audit.columns import map_unique, objects_of
 from audit.quantities import BY_NAME, INPUT_QUANTITIES, PER_CHIP_SCOPE, PRECISION_ALIASES, TEXT_FIELDS
@@ -647,6 +648,16 @@ def normalize(raw: RawTable) -> Claims:
                     info_a[:, j] = np.where(held, None, said)
                     read[name] = read[name]._replace(present=read[name].present & ~held)
                     arrows.pop(name, None)  # no longer its cells
+                # A count of systems of a size the text does not give ("H100 (96 nodes)"): the accelerator is read,
+                # the count is not (no chips), and that is said rather than dropped.
+                said = info_a[:, j]
+                systems = (_map_distinct(arrows[name], uncounted_systems) if name in arrows
+                           else map_unique(pd.Series(said, dtype=object), uncounted_systems).to_numpy(dtype=object))
+                counted = pd.notna(systems)
+                if counted.any():
+                    add_reading(counted, name, [
+                        f"Hardware written {str(t).strip()!r}: its count of {n} is not read as accelerators (how "
+                        f"many each holds is not given); give chips" for t, n in zip(said[counted], systems[counted])])
     info = pd.DataFrame(info_a, index=index, columns=["file", *TEXT_FIELDS], dtype=object, copy=False)
     info.insert(1, "row", np.asarray(rows, dtype=int))
     # Text fields: a boolean or structured value is not text; long values are invalid and cut for display.
