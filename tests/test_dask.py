@@ -32,9 +32,11 @@ def dask_modules():
 @pytest.fixture(scope="module")
 def client(dask_modules):
     distributed = dask_modules[1]
-    # Threads, not processes: a cluster of two workers that starts in well under a second.
+    # Threads, not processes: a cluster of two workers that starts in well under a second. Its scheduler's HTTP
+    # server on a free port (":0"): with None it still took 8787, and two test workers' clusters at once warned
+    # "Port 8787 is already in use".
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as c:
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as c:
         yield c
 
 
