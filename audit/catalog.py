@@ -213,6 +213,15 @@ class Catalog:
         words = _words(_plain(name))
         if not words:
             return None
+        vocab, aliases = self._vocabulary()
+        # Every word of the name is the row's, and every word of one of the row's names is the name's: "GTX 1080"
+        # is not the "GTX 1080 Ti" (its "Ti" is missing), "RTX 6000" neither the Quadro nor the Ada card.
+        found = [i for i, v in enumerate(vocab) if words <= v and any(a <= words for a in aliases[i])]
+        return self._rows[found[0]] if len(found) == 1 else None
+
+    def _vocabulary(self) -> tuple[list[frozenset[str]], list[list[frozenset[str]]]]:
+        """Per row, every word of its names and family (and each word joined to the next), and the words of each of
+        its names: what :meth:`_by_words` matches a name against (made once)."""
         cached = self.__dict__.get("_vocab")
         if cached is None:
             names = [[r["id"], r["name"], *str(r.get("aliases") or "").split(";")] for r in self._records]
@@ -220,11 +229,7 @@ class Catalog:
                 [frozenset().union(*(_words(raw, pairs=True) for raw in (*row, rec.get("family") or "")))
                  for row, rec in zip(names, self._records)],
                 [[w for w in map(_words, row) if w] for row in names])
-        vocab, aliases = cached
-        # Every word of the name is the row's, and every word of one of the row's names is the name's: "GTX 1080"
-        # is not the "GTX 1080 Ti" (its "Ti" is missing), "RTX 6000" neither the Quadro nor the Ada card.
-        found = [i for i, v in enumerate(vocab) if words <= v and any(a <= words for a in aliases[i])]
-        return self._rows[found[0]] if len(found) == 1 else None
+        return cached
 
     def memory_variants(self, name: str | None) -> tuple[Accelerator, list[float]] | None:
         """When ``name`` gives no memory size and the catalog has variants of it with another memory: the row it
@@ -244,11 +249,7 @@ class Catalog:
         words = _words(_plain(str(name)))
         if hit is None or not words:
             return None
-        vocab = self.__dict__.get("_vocab")
-        if vocab is None:
-            self._by_words(str(name))  # builds the vocabulary
-            vocab = self.__dict__["_vocab"]
-        sizes = sorted({row.memory_gb for row, v in zip(self._rows, vocab[0])  # of the same unit: not a GCD
+        sizes = sorted({row.memory_gb for row, v in zip(self._rows, self._vocabulary()[0])  # same unit: not a GCD
                         if words <= v and row.unit == hit.unit and row.memory_gb and math.isfinite(row.memory_gb)})
         return (hit, sizes) if len(sizes) > 1 and hit.memory_gb in sizes else None
 

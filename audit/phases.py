@@ -138,10 +138,17 @@ def totals(q: pd.DataFrame, parent: np.ndarray, claims: Claims) -> dict[str, Pre
     return out
 
 
-def spare_relations(parent: np.ndarray, claims: Claims) -> dict[str, np.ndarray]:
+def spare_relations(parent: np.ndarray, claims: Claims, sums: dict[str, Prefill]) -> dict[str, np.ndarray]:
     """Relations not to use on runs with phases: chips differ between phases, so a run's chip count (when it
-    states none) is not derived from its totals."""
+    states none) is not derived from its totals; and a run that states its parameters and no compute takes its
+    compute from the phases' sum (``sums``, :func:`totals`), so held to 6·N·D of its tokens (C001) it would repeat
+    C010's comparison of its tokens with the phases' (one slip reported twice, the second under the wrong rule: a
+    run's "80T" against 0.2T + 7.8T)."""
     has_phases = np.zeros(len(claims), dtype=bool)
     has_phases[parent] = True
-    spare = has_phases & np.isnan(claims.values["chips"].to_numpy(dtype=float))
-    return {"C002": spare, "C011": spare}
+    stated = claims.values
+    spare = has_phases & np.isnan(stated["chips"].to_numpy(dtype=float))
+    repeats = (np.isfinite(np.asarray(sums["compute_flops"].values, dtype=float))
+               & np.isnan(stated["compute_flops"].to_numpy(dtype=float))
+               & ~np.isnan(stated["params"].to_numpy(dtype=float)))
+    return {"C002": spare, "C011": spare, "C001": repeats}

@@ -51,16 +51,10 @@ def audit_claims(claims: Claims, config: Config | None = None, catalog: Catalog 
             phase_claims = claims_from_records(expansion.records, file="<phases>")
             phase_result = _audit(phase_claims, config, catalog, {}, {}, words=words)
             parent = expansion.parents
-            given.update(phases.totals(phase_result.q, parent, claims))
-            spent.update(phases.spare_relations(parent, claims))
-            # A run that states its parameters and no compute takes its compute from its phases' sum: held to
-            # 6·N·D of its tokens (C001), it would repeat C010's comparison of its tokens with the phases' (one
-            # slip reported twice, the second under the wrong rule: a run's "80T" against 0.2T + 7.8T).
-            stated = claims.values
-            summed = np.isfinite(np.asarray(given["compute_flops"].values, dtype=float))
-            repeats = summed & np.isnan(stated["compute_flops"].to_numpy(dtype=float)) \
-                & ~np.isnan(stated["params"].to_numpy(dtype=float))
-            spent["C001"] = repeats | np.asarray(spent.get("C001", False), dtype=bool)
+            sums = phases.totals(phase_result.q, parent, claims)
+            given.update(sums)
+            for code, spare in phases.spare_relations(parent, claims, sums).items():
+                spent[code] = spare | np.asarray(spent.get(code, False), dtype=bool)
     return _audit(claims, config, catalog, given, spent, phase_result, parent, words=words)
 
 

@@ -345,7 +345,7 @@ for _names, _ratio in (
 _DAYS_QUALIFIERS = frozenset({"wall", "clock", "wallclock", "calendar", "training", "elapsed"})
 #: A word that names an accelerator or a count of them before a unit of time ("GPU", "TPU", "chip", "node",
 #: "A100", "v4", "MI250X"): what makes "days" accelerator time.
-_DEVICE_LIKE_RE = re.compile(r"gpu|tpu|chip|accelerator|device|npu|ipu|hpu|node|core|[a-z]\d|\d[a-z]")
+_DEVICE_LIKE_RE = re.compile(rf"{_DEVICE_WORDS}|npus?|ipus?|hpus?|[a-z]\d|\d[a-z]")
 
 # Accelerator-time units, in hours. A GPU-year is 365.25 * 24 = 8766 GPU-hours (Julian year, as above).
 _HOURS_UNITS: dict[str, tuple[int, int]] = {}
@@ -405,6 +405,19 @@ _SHORT_DESCRIPTIONS = frozenset({
     "aws", "sxm", "pcie", "rtx", "gtx", "dgx", "hgx", "nvl", "text", "code", "web", "bpe", "data", "raw", "net",
     "used", "real", "new", "all", "of", "seen", "moe",
 })
+
+
+#: Small numbers written as words, as press releases and blog posts give durations and counts ("about five weeks",
+#: "a month", "two thousand GPUs"): the word at the start of a cell, before a space.
+_NUMBER_WORDS: dict[str, int] = {
+    word: i for i, word in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                                      "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
+                                      "seventeen", "eighteen", "nineteen", "twenty"))} | {
+    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "a": 1, "an": 1}
+#: "a"/"an" is one only before a unit of time or a multiplier ("a month", "an hour", "a million"; not "a few weeks").
+_NUMBER_WORD_RE = re.compile(
+    r"(" + "|".join(w for w in _NUMBER_WORDS if w not in ("a", "an")) + r")(?= [a-z])"
+    r"|(an?)(?= (?:hour|day|week|fortnight|month|year|thousand|million|billion|trillion)s?\b)", re.IGNORECASE)
 
 
 def _descriptor_problem(tokens: list[str], unit_kind: str, *, after_number: bool = True) -> None:
@@ -821,19 +834,6 @@ def _without_qualifiers(s: str) -> str:
             break
         s = s[m.end():]
     return s
-
-
-#: Small numbers written as words, as press releases and blog posts give durations and counts ("about five weeks",
-#: "a month", "two thousand GPUs"): the word at the start of a cell, before a space.
-_NUMBER_WORDS: dict[str, int] = {
-    word: i for i, word in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-                                      "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
-                                      "seventeen", "eighteen", "nineteen", "twenty"))} | {
-    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "a": 1, "an": 1}
-#: "a"/"an" is one only before a unit of time or a multiplier ("a month", "an hour", "a million"; not "a few weeks").
-_NUMBER_WORD_RE = re.compile(
-    r"(" + "|".join(w for w in _NUMBER_WORDS if w not in ("a", "an")) + r")(?= [a-z])"
-    r"|(an?)(?= (?:hour|day|week|fortnight|month|year|thousand|million|billion|trillion)s?\b)", re.IGNORECASE)
 
 
 def _read_number(raw: str, kind: str) -> _Number | None:
