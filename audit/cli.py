@@ -866,6 +866,7 @@ def _check_estimate_inputs(given: dict[str, Any]) -> None:
     a utilization above 1 (written as a percentage without %)."""
     from audit.quantities import BY_NAME
     from audit.reading import claims_from_records
+    from audit.units import is_bare_number
 
     claims = claims_from_records([{**given, "id": "estimate"}], file="<estimate>")
     problems = [f"--{f.replace('_', '-')}: {m}" for f, m in zip(claims.invalid["field"], claims.invalid["message"])]
@@ -874,6 +875,10 @@ def _check_estimate_inputs(given: dict[str, Any]) -> None:
         if q is None or value != value:
             continue
         option = f"--{name.replace('_', '-')} {given[name]}"
+        if q.fraction and is_bare_number(given[name]):
+            # A file's utilization of 1 to 100 without a unit is read as a percentage (and said); an option is
+            # refused instead, with the two ways to write it.
+            value = float(str(given[name]).replace(",", ""))
         if q.fraction and value > 1:
             if "%" in str(given[name]) or value > 100:
                 # Written with % (140%), or beyond any percentage: no reading of it is a utilization.

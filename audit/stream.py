@@ -215,6 +215,7 @@ class StreamSummary:
     batches: int = 0
     #: The text report, when the batches were rendered as text (:class:`audit.report.text.TextCollector`).
     text: str | None = None
+    _noted: set = field(default_factory=set, repr=False)
 
     def add(self, result: AuditResult) -> None:
         self.add_counts(summary(result), result.claims.unread_columns, result.claims.notes)
@@ -226,7 +227,9 @@ class StreamSummary:
         self.findings.update(counts["findings"])
         self.rules.update(counts["rules"])
         self.unread_columns.extend(unread_columns)
-        self.notes.extend(notes)
+        # A note made as each batch is read (a utilization read as percentages) is said once per file.
+        self.notes.extend(n for n in dict.fromkeys(map(tuple, notes)) if n not in self._noted)
+        self._noted.update(map(tuple, notes))
         self.batches += 1
 
     def as_dict(self) -> dict[str, Any]:

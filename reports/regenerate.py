@@ -41,6 +41,7 @@ def render_all() -> dict[str, bytes]:
     # The page names its input file; name it relative to the repository so the bytes do not depend on where
     # the checkout lives.
     example.claims.info["file"] = f"reports/{EXAMPLE_INPUT}"
+    example.claims.notes[:] = [(f"reports/{EXAMPLE_INPUT}", said) for _, said in example.claims.notes]
     return {
         "corpus.html": html.render(result, title).encode("utf-8"),
         "corpus.md": markdown.render(result, title).encode("utf-8"),

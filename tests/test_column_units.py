@@ -93,6 +93,53 @@ def test_a_percent_sign_in_the_header_makes_the_numbers_percentages(tmp_path, he
     assert report["claims"][0]["quantities"]["mfu"]["value"] == pytest.approx(0.45)
 
 
+def test_a_utilization_of_1_to_100_without_a_unit_is_read_as_a_percentage_and_said(tmp_path):
+    """A run sheet's ``reported_mfu`` of 39, 40, 41: MFU is a fraction of 1, so a number from 1 to 100 is a
+    percentage with its sign left off (each failed U001 at 3,900 %). Llama 2 7B (Touvron et al. 2023, Table 2):
+    184,320 A100 GPU-hours for 2T tokens; 6 x 6.74e9 x 2e12 = 8.09e22 FLOP, / (184,320 x 3600 x 312e12) = 39.1 %
+    of the dense BF16 peak: stated here as 39 (%), and 40 and 41 for two other runs."""
+    path = tmp_path / "runs.csv"
+    path.write_text("id,params,tokens,hardware,gpu_hours,reported_mfu\n"
+                    "llama2-7b,6.74B,2T,A100-80GB,184320,39\n"
+                    "b,6.74B,2T,A100-80GB,184320,40\n"
+                    "c,6.74B,2T,A100-80GB,184320,41\n", encoding="utf-8")
+    report = to_json(check([str(path)]))
+    assert [c["quantities"]["mfu"]["value"] for c in report["claims"]] == pytest.approx([0.39, 0.40, 0.41])
+    assert report["claims"][0]["quantities"]["mfu"]["text"] == "39"  # as written
+    assert [c["status"] for c in report["claims"]] == ["pass", "pass", "pass"]
+    notes = [n["message"] for n in report["summary"]["input"]["notes"]]
+    assert notes == ["'reported_mfu': MFU figures from 1 to 100 written without a unit are read as percentages (MFU "
+                     "is a fraction of 1: 42.5 is 42.5 %); a header such as 'reported_mfu (%)' says so"]
+
+
+def test_a_utilization_reads_cell_by_cell_fractions_beside_percentages_and_beyond_100_not_at_all(tmp_path):
+    """Each cell on its own (a claim reads the same alone as in any batch): 0.39 is a fraction, 40 a percentage
+    (Epoch AI's MFU column holds one 72.0 among fractions, for 72 %), '41%' says so itself, and 450 is no
+    percentage of a utilization: left as written, U001 calls it impossible."""
+    path = tmp_path / "runs.csv"
+    path.write_text("id,mfu,hfu\na,0.39,\nb,40,\nc,41%,\nd,450,\ne,,1\n", encoding="utf-8")
+    report = to_json(check([str(path)]))
+    mfu = [c["quantities"].get("mfu", {}).get("value") for c in report["claims"]]
+    assert mfu == pytest.approx([0.39, 0.40, 0.41, 450, None])
+    assert report["claims"][4]["quantities"]["hfu"]["value"] == 1  # 1 is a whole (100 %), not 1 %
+    assert [c["status"] for c in report["claims"]][:4] == ["pass", "pass", "pass", "fail"]
+    assert "U001" in {f["rule"] for f in report["claims"][3]["findings"]}
+    assert len(report["summary"]["input"]["notes"]) == 1  # once per file and header
+
+
+def test_palm_utilizations_typed_without_their_signs_are_read_as_percentages():
+    """PaLM 540B (Chowdhery et al. 2022, Table 3 and App. B): MFU 46.2 %, HFU 57.8 %, typed without their % sign:
+    HFU/MFU = 1.25, the rematerialization the paper describes; read as 4,620 % and 5,780 % it was a U001 and a
+    U002 error."""
+    from audit.api import check_records
+
+    claim = to_json(check_records([{"id": "palm", "params": "540.35B", "tokens": "780B", "hardware": "TPU v4",
+                                    "chips": 6144, "mfu": 46.2, "hfu": 57.8}]))["claims"][0]
+    assert claim["quantities"]["mfu"]["value"] == pytest.approx(0.462)
+    assert claim["quantities"]["hfu"]["value"] == pytest.approx(0.578)
+    assert not [f for f in claim["findings"] if f["severity"] == "error"], claim["findings"]
+
+
 @pytest.mark.parametrize(("header", "cell", "usd"), [
     ("Cost ($K)", "147", 147_000), ("Cost (kUSD)", "147", 147_000), ("Cost ($M)", "0.147", 147_000),
     ("Cost (USD)", "147000", 147_000)])

@@ -489,6 +489,7 @@ def normalize(raw: RawTable) -> Claims:
     # Columns are written into one array per frame (column-major), each wrapped once as a single block: inserting
     # columns one by one, or framing a dict of them (pandas then copies them into a block), costs more than parsing.
     per_device_rows = np.empty(0, dtype=int)  # throughputs written per accelerator ("3,000 tokens/s/GPU")
+    notes = list(raw.notes)
     value_a = np.full((n, len(INPUT_QUANTITIES)), np.nan, order="F")
     text_a = np.empty((n, len(INPUT_QUANTITIES)), dtype=object, order="F")  # np.empty: all None
     numbers: dict[str, np.ndarray] = {}
@@ -536,6 +537,8 @@ def normalize(raw: RawTable) -> Claims:
             parsed, errors = parse_series(col, q.kind)
         text_a[:, j] = cell_text
         parsed = np.asarray(parsed, dtype=float)
+        if q.fraction:
+            parsed = _bare_percentages(name, parsed, cell_text, name in numbers, header_units, raw, notes)
         refused = _refused_by_header(name, raw.sources.get(name), raw.header_units, col)
         other = _names_other_utilization(name, cell_text, coded)
         if other is not None:
@@ -721,7 +724,40 @@ def normalize(raw: RawTable) -> Claims:
                              "message": pd.Series(reading_msgs, dtype=object),
                              "rule": pd.Series(reading_rules, dtype=object)})
     return Claims(values=values, stated_text=text, info=info, extras=extras, invalid=invalid,
-                  unread_columns=list(raw.unread), notes=list(raw.notes), readings=readings, numbers_written=numbers)
+                  unread_columns=list(raw.unread), notes=notes, readings=readings, numbers_written=numbers)
+
+
+def _bare_percentages(name: str, parsed: np.ndarray, cell_text: np.ndarray, numbers_only: bool,
+                      header_units: tuple[np.ndarray, list[str | None]] | None, raw: RawTable,
+                      notes: list[tuple[str, str]]) -> np.ndarray:
+    """A utilization (MFU, HFU: a fraction of 1) written as a number from 1 to 100 with no unit and no header
+    unit: a percentage with its sign left off (a run sheet's ``reported_mfu`` of 42.5; Epoch AI's lone 72.0 for
+    72 %), read as one (÷ 100), and said once per file and header (``notes``). Cell by cell, so a claim reads the
+    same alone as in any batch. A figure above 100 is no percentage of a utilization either: left as written for
+    U001 to call impossible. ``numbers_only``: the column holds number cells (each one a bare number)."""
+    candidate = (parsed > 1) & (parsed <= 100)
+    if header_units is not None:  # a header naming a unit ("MFU (%)") has said what its numbers are
+        codes, units = header_units
+        candidate &= np.equal(np.asarray(units, dtype=object), None)[codes]
+    rows = np.flatnonzero(candidate)
+    if not len(rows):
+        return parsed
+    if not numbers_only:
+        rows = rows[map_unique(pd.Series(cell_text[rows], dtype=object), is_bare_number).to_numpy(dtype=bool)]
+        if not len(rows):
+            return parsed
+    parsed = parsed.copy()
+    parsed[rows] /= 100
+    q = BY_NAME[name]
+    files = raw.files[rows] if raw.files is not None else np.full(len(rows), "<input>", dtype=object)
+    source = raw.sources.get(name)
+    headers = (np.asarray(source.categories, dtype=object)[np.asarray(source.codes)[rows]] if source is not None
+               else np.full(len(rows), name, dtype=object))
+    for file, header in dict.fromkeys(zip(files.tolist(), headers.tolist())):
+        notes.append((str(file), f"{str(header)!r}: {q.label} figures from 1 to 100 written without a unit are read "
+                                 f"as percentages ({q.label} is a fraction of 1: 42.5 is 42.5 %); a header such as "
+                                 f"'{header} (%)' says so"))
+    return parsed
 
 
 #: The scope a throughput written per accelerator gets when the claim gives none.
