@@ -470,8 +470,31 @@ def _systems_counted(text: str) -> tuple[float, str] | None:
     return None
 
 
-#: A count written right before a word for systems ("96 nodes", "(140 servers)").
-_NODE_COUNT = re.compile(rf"{_COUNT}\s+{_NODE_WORDS}\b", re.IGNORECASE)
+#: A count written right before a word for systems ("96 nodes", "(140 servers)"), not the digits ending a name
+#: ("H100 nodes" counts no 100 nodes).
+_NODE_COUNT = re.compile(rf"(?<![\w.]){_COUNT}\s+{_NODE_WORDS}\b", re.IGNORECASE)
+
+#: Systems of a size the text does not give, counted around an accelerator's name: "96 H100 nodes", "4x A100
+#: servers", "96 nodes of H100".
+_SYSTEMS_UNSIZED = (
+    re.compile(rf"^\s*{_COUNT}\s*(?:[x×*]\s*|\s+)(?P<name>.*?[A-Za-z].*?)\s+(?P<word>{_NODE_WORDS})\s*$",
+               re.IGNORECASE),
+    re.compile(rf"^\s*{_COUNT}\s+(?P<word>{_NODE_WORDS})\s+(?:of|with)\s+(?P<name>.*?[A-Za-z].*?)\s*$", re.IGNORECASE),
+)
+
+
+def unsized_systems(text: object) -> tuple[str, str] | None:
+    """(the accelerator's name, the count as written) of a text that counts systems of a size it does not give
+    around the name ("96 H100 nodes": ("H100", "96 nodes")), so that the accelerator is read and the count is not
+    read as chips; None for any other text, and for systems of a known or written size (:func:`_systems_counted`:
+    "96 DGX H100 nodes" is 768 H100)."""
+    if not isinstance(text, str) or _systems_counted(text) is not None:
+        return None
+    for pattern in _SYSTEMS_UNSIZED:
+        m = pattern.match(text)
+        if m is not None and not _SYSTEM.search(m.group("name")):
+            return m.group("name"), f"{m.group('count')} {m.group('word')}"
+    return None
 
 
 def uncounted_systems(text: object) -> str | None:
@@ -480,6 +503,8 @@ def uncounted_systems(text: object) -> str | None:
     the text writes none or its systems' size is known (:func:`_systems_counted`: "DGX H100 (768 nodes)")."""
     if not isinstance(text, str):
         return None
+    if (unsized := unsized_systems(text)) is not None:
+        return unsized[1]
     m = _NODE_COUNT.search(text)
     return m.group(0) if m is not None and _systems_counted(text) is None else None
 

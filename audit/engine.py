@@ -24,7 +24,7 @@ import pandas as pd
 from audit import notes as D
 from audit import flops as F
 from audit import formatting as fmt
-from audit.catalog import Catalog, load_catalog, mix_memory_gb, mix_peak
+from audit.catalog import Catalog, load_catalog, mix_memory_gb, mix_peak, unsized_systems
 from audit.claims import Claims
 from audit.columns import distinct_codes, distinct_pairs, map_unique
 from audit.config import Config
@@ -88,6 +88,9 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
         if hit is not None:
             counted = catalog.counted(text)  # "H100 (512)"
             return hit, np.nan, None, (), None if counted is None else (counted[0],)
+        unsized = unsized_systems(text)  # "96 H100 nodes": the H100, and no chips (how many a node holds?)
+        if unsized is not None and (hit := catalog.lookup(unsized[0])) is not None:
+            return hit, np.nan, None, (), None
         m = _TPU_SLICE.match(str(text))
         if m:
             gen = m.group(1).lower()

@@ -5,8 +5,9 @@ is bounded by the batch size, not by the input. The summary (counts by status, s
 columns not read and notes of each file) is added up across batches.
 
 Every rule looks at one claim at a time (with its phases), except one: a duplicate id (``V002``) is an id used
-by an earlier claim. Batches carry the ids seen so far as 64-bit hashes (8 bytes a claim; two different ids
-share a hash with odds of about n² / 2⁶⁵, 3·10⁻⁶ for ten million claims), so a claim is flagged whether its
+by an earlier claim. Batches carry the ids seen so far as 64-bit hashes (8 bytes a claim, the latest two
+million in memory and the others in sorted runs on disk; two different ids share a hash with odds of about
+n² / 2⁶⁵, 3·10⁻⁶ for ten million claims), so a claim is flagged whether its
 first use was in its own batch or an earlier one: the findings of every claim are the same as when the input
 is audited in one piece.
 
@@ -268,10 +269,21 @@ def _marked(claims: Claims, id_seen: np.ndarray) -> Claims:
 
 
 class _SeenIds:
-    """The ids given by the claims of the batches so far, as sorted 64-bit hashes."""
+    """The ids given by the claims of the batches so far, as sorted 64-bit hashes: the latest in memory, up to
+    :attr:`memory_ids` of them, and the older ones in sorted runs on disk (a temporary folder), read back a chunk
+    at a time to look each batch's ids up. So memory does not grow with the input: ten million claims held 80 MB
+    of hashes, and inserting a batch into them copied them all (160 MB at the peak, 1.6 GB for a hundred million).
+    Looking a batch up reads every run once (from the page cache: 80 MB a batch for ten million ids)."""
+
+    #: Hashes held in memory before they are written out as a run (16 MiB).
+    memory_ids = 1 << 21
+    #: Hashes read from a run at a time (8 MiB).
+    chunk_ids = 1 << 20
 
     def __init__(self) -> None:
         self.seen = np.array([], dtype=np.uint64)
+        self.runs: list[str] = []
+        self._folder: tempfile.TemporaryDirectory[str] | None = None
 
     def mark_claims(self, claims: Claims) -> Claims:
         """The claims with ``id_seen`` (:meth:`mark` of their ids)."""
@@ -288,12 +300,42 @@ class _SeenIds:
         pos = np.searchsorted(seen, sorted_hashes)
         known = seen[np.minimum(pos, len(seen) - 1)] == sorted_hashes if len(seen) else \
             np.zeros(len(hashes), dtype=bool)
+        for run in self.runs:
+            known |= self._in_run(run, sorted_hashes)
         found = np.empty(len(hashes), dtype=bool)
         found[order] = known
         new = np.flatnonzero(given[order] & ~known)  # ids given here and not before, in sorted order
         new = new[np.concatenate(([True], sorted_hashes[new[1:]] != sorted_hashes[new[:-1]]))] if len(new) else new
         self.seen = np.insert(seen, pos[new], sorted_hashes[new])  # each distinct one once
+        if len(self.seen) >= self.memory_ids:
+            self._spill()
         return found & given
+
+    def _in_run(self, run: str, sorted_hashes: np.ndarray) -> np.ndarray:
+        """Which of the sorted hashes a run on disk holds, the run read :attr:`chunk_ids` at a time."""
+        found = np.zeros(len(sorted_hashes), dtype=bool)
+        with open(run, "rb") as handle:
+            while len(chunk := np.fromfile(handle, dtype=np.uint64, count=self.chunk_ids)):
+                lo = int(np.searchsorted(sorted_hashes, chunk[0], side="left"))
+                hi = int(np.searchsorted(sorted_hashes, chunk[-1], side="right"))
+                if lo < hi:
+                    part = sorted_hashes[lo:hi]
+                    at = np.minimum(np.searchsorted(chunk, part), len(chunk) - 1)
+                    found[lo:hi] |= chunk[at] == part
+        return found
+
+    def _spill(self) -> None:
+        """Write the hashes held in memory out as a run; kept in memory where no temporary folder can be written."""
+        try:
+            if self._folder is None:
+                self._folder = tempfile.TemporaryDirectory(prefix="train-audit-ids-")
+            run = os.path.join(self._folder.name, f"run-{len(self.runs):06d}.u64")
+            self.seen.tofile(run)
+        except OSError:
+            self.memory_ids = np.iinfo(np.int64).max  # no folder to write in (or a full disk): memory it is
+            return
+        self.runs.append(run)
+        self.seen = np.array([], dtype=np.uint64)
 
 
 class _AtomicFile:

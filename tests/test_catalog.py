@@ -488,3 +488,22 @@ def test_a_count_of_nodes_of_unknown_size_is_said_not_dropped(tmp_path):
     assert a["hardware"]["accelerator"] == "h100-sxm5-80gb"
     assert not [f for f in b["findings"] if f["rule"] == "V003"]
     assert b["quantities"]["chips"]["value"] == 96 * 8
+
+
+@pytest.mark.parametrize(("text", "accel", "count"), [
+    ("96 H100 nodes", "h100-sxm5-80gb", "96 nodes"),   # was H001, "no close match", and 'its count of 100 nodes'
+    ("96 nodes of H100", "h100-sxm5-80gb", "96 nodes"),  # was H001
+    ("4x A100 servers", "a100-sxm4-80gb", "4 servers"),
+])
+def test_nodes_of_unknown_size_around_a_name_read_the_accelerator_not_the_count(text, accel, count):
+    """The count of systems before the name, the word after it (or "N nodes of NAME"): the accelerator is read,
+    no chips, and the count said as written, not the digits that end the name ("H100 nodes" counts no 100)."""
+    from audit.api import check_records, to_json
+
+    [claim] = to_json(check_records([{"id": "a", "hardware": text, "params": "7B"}]))["claims"]
+    assert claim["hardware"]["accelerator"] == accel
+    assert "chips" not in claim["quantities"] or claim["quantities"]["chips"]["value"] is None
+    said = [f["message"] for f in claim["findings"] if f["rule"] == "V003"]
+    assert said == [f"Hardware written {text!r}: its count of {count} is not read as accelerators (how many each "
+                    f"holds is not given); give chips"]
+    assert not [f for f in claim["findings"] if f["rule"] == "H001"]

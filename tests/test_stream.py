@@ -334,6 +334,27 @@ def test_an_id_is_a_duplicate_of_an_earlier_batch_only_when_both_gave_it():
     assert third.tolist() == [True, True, False]
 
 
+def test_ids_seen_long_ago_are_found_in_the_runs_written_to_disk(monkeypatch):
+    """Beyond ``memory_ids`` the hashes go to sorted runs on disk, read back ``chunk_ids`` at a time: the answers
+    are those of a Python set of the ids given so far, batch after batch (runs of 5 ids, read 2 at a time, so an
+    id is looked up across chunk and run boundaries), and memory holds fewer than 5 hashes at any time."""
+    from audit.stream import _SeenIds
+
+    monkeypatch.setattr(_SeenIds, "memory_ids", 5)
+    monkeypatch.setattr(_SeenIds, "chunk_ids", 2)
+    rng = np.random.default_rng(7)
+    seen, given_so_far = _SeenIds(), set()
+    for _ in range(40):
+        ids = np.array([f"run-{k}" for k in rng.integers(0, 60, 7)], dtype=object)
+        given = rng.random(7) < 0.8
+        want = [bool(g) and i in given_so_far for i, g in zip(ids, given)]
+        assert seen.mark(ids, given).tolist() == want
+        given_so_far.update(i for i, g in zip(ids, given) if g)
+        assert len(seen.seen) < 5
+    assert len(seen.runs) >= 5  # the 60 possible ids went to disk in runs of 5
+    assert sum(np.fromfile(r, dtype=np.uint64).size for r in seen.runs) + len(seen.seen) == len(given_so_far)
+
+
 @pytest.mark.parametrize("fmt", ["github", "sarif", "markdown", "json"])
 def test_a_small_folder_is_read_whole_for_a_report_that_needs_every_claim(dataset, fmt):
     # 69 claims in three files, far below a batch: a CI report of the folder is the report of its files named one
