@@ -293,7 +293,7 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
         rows = per_chip & ~np.isnan(state.col("throughput_tokens_per_s"))
         state.restate(rows, "throughput_tokens_per_s", "throughput_per_chip")
         state.set_derived("throughput_tokens_per_s", state.col("throughput_per_chip") * state.col("chips"),
-                          "throughput per chip × chips", precision=precision["throughput_per_chip"].to_numpy())
+                          _CLUSTER_FROM_CHIP, precision=precision["throughput_per_chip"].to_numpy())
 
     parts: list[FindingsPart | None] = [_run(rule, state) for rule in rules_of_stage("prefill")]
     for name, given in state.prefill.items():
@@ -497,10 +497,17 @@ def shadow_of(q: pd.DataFrame, how: pd.DataFrame) -> pd.DataFrame:
     return shadow
 
 
-def _shadow_array(values: np.ndarray, six: np.ndarray, at: Mapping[str, int], kept: list[int]) -> np.ndarray:
+#: How the cluster's throughput is noted when it is a throughput stated per accelerator times the chips.
+_CLUSTER_FROM_CHIP = "throughput per chip × chips"
+
+
+def _shadow_array(values: np.ndarray, six: np.ndarray, at: Mapping[str, int], kept: list[int],
+                  cluster_from_chip: np.ndarray | None = None) -> np.ndarray:
     """:func:`shadow_of` on the work values (rows × columns, ``at``: each column's position; ``six``: the rows
-    whose FLOPs per token are 6N), holding only the columns ``kept`` (positions; the relations read no other), in
-    that order."""
+    whose FLOPs per token are 6N; ``cluster_from_chip``: the rows whose cluster throughput is their throughput per
+    chip times the chips, :data:`_CLUSTER_FROM_CHIP`), holding only the columns ``kept`` (positions; the relations
+    read no other), in that order. A value made from others before the relations is made so in the shadow too:
+    as an independent figure of its own, every cycle through it would look like a check of something stated."""
     shadow = np.empty((len(values), len(kept)), order="F")
     for s, j in enumerate(kept):
         shadow[:, s] = values[:, j] * _PRIMES[j]
@@ -508,6 +515,9 @@ def _shadow_array(values: np.ndarray, six: np.ndarray, at: Mapping[str, int], ke
     n_eff, fpt = where[at["n_eff"]], where[at["flops_per_token"]]
     shadow[:, n_eff] = effective_params(shadow[:, where[at["active_params"]]], shadow[:, where[at["params"]]])
     shadow[six, fpt] = 6.0 * shadow[six, n_eff]
+    cluster, per_chip, chips = (where.get(at[c]) for c in ("throughput_tokens_per_s", "throughput_per_chip", "chips"))
+    if cluster_from_chip is not None and cluster_from_chip.any() and None not in (cluster, per_chip, chips):
+        shadow[cluster_from_chip, cluster] = shadow[cluster_from_chip, per_chip] * shadow[cluster_from_chip, chips]
     return shadow
 
 
@@ -716,7 +726,8 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
                   | {at[c] for c in ("params", "n_eff", "active_params", "flops_per_token")})
     shadow_at = np.full(len(names), -1, dtype=np.intp)
     shadow_at[kept] = np.arange(len(kept))
-    shadow = _shadow_array(q, how[:, at["flops_per_token"]] == "6N", at, kept)
+    shadow = _shadow_array(q, how[:, at["flops_per_token"]] == "6N", at, kept,
+                           how[:, at["throughput_tokens_per_s"]] == _CLUSTER_FROM_CHIP)
 
     def remember(sel: np.ndarray, col: int) -> None:
         """Keep what the cells at ``sel`` of column ``col`` hold, before the relations write into them."""
@@ -730,6 +741,25 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
         how[sel, col] = note
         written.add(col)
         has_value[col] = True
+
+    def tighten(rows: np.ndarray, cols: np.ndarray, exps: np.ndarray) -> None:
+        """Narrow the precision of derived values by a relation that follows from their derivations alone on
+        ``rows`` (a check the shadow copy cannot tell apart): each derived member is then exactly the relation's
+        solution for it, so its half-width is at most Σ |e_i/e_t| · λ_i over the others. Each derivation adds up
+        the half-widths of its inputs, so a figure that reaches a value by two paths is counted twice (tokens D
+        through C = 6·N·D and through chip-hours = D / throughput, where D cancels from the MFU); the other path
+        of a cycle counts it once, or not at all."""
+        widths = _gather(precision, rows, cols)
+        weights = np.abs(exps)
+        total = widths @ weights
+        for j, col in enumerate(cols):
+            bound = (total - weights[j] * widths[:, j]) / weights[j]
+            better = (source[rows, col] == DERIVED) & (bound < widths[:, j] * (1 - 1e-9))
+            if better.any():
+                sel = rows[better]
+                remember(sel, int(col))
+                precision[sel, col] = bound[better]
+                written.add(int(col))
 
     for _ in range(len(rules) + 1):
         changed = False
@@ -797,6 +827,8 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
                 residual_shadow = np.log(_gather(shadow, rows, shadow_at[cols])) @ exps
                 signature = np.abs(residual_shadow - residual)
                 informative = signature > 1e-7
+                if not informative.all():
+                    tighten(rows[~informative], cols, exps)
                 width = int(recorded[rows].max())  # the columns past it hold no signature (NaN) on these rows
                 if width:
                     earlier = signatures[rows, :width]

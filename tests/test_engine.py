@@ -331,6 +331,37 @@ def test_a_throughput_written_per_gpu_is_read_as_such(written):
     assert "written per accelerator but throughput_scope says otherwise" in one_finding(bad, "V001")["message"]
 
 
+def test_a_figure_that_cancels_out_does_not_widen_the_precision_of_an_impossible_mfu():
+    """A vendor's "3,000 tokens/s per GPU" for a 70B model on H100s: 6 x 70e9 x 3,000 = 1.26e15 FLOP/s per GPU,
+    127 % of the dense BF16 peak (989.4 TFLOP/s, H100 whitepaper Table 1), whatever the tokens, which cancel from
+    the MFU: chip-hours = D / (3,000 x 3600) and C = 6 x 70e9 x D. "3,000" (±500, 16.7 %) and "70B" (±0.5B) leave
+    1.27 / 1.174 > 1: impossible. The tokens' "2T" (±25 %) was counted twice (once through C, once through the
+    chip-hours) and made it "possible only if their rounding hides that much", a pass: stating one more figure
+    must not turn an impossible claim into a possible one."""
+    for tokens in ("2T", "2.000T", None):
+        given = {"tokens": tokens} if tokens else {}
+        claim = audit_one(params="70B", hardware="H100", chips=1024, precision="BF16",
+                          throughput_tokens_per_s="3,000 tokens/s/GPU", **given)
+        u001 = one_finding(claim, "U001")
+        assert u001["severity"] == "error" and claim["status"] == "fail", (tokens, u001["message"])
+        assert claim["quantities"]["mfu"]["value"] == pytest.approx(6 * 70e9 * 3000 / H100_SXM_BF16, rel=1e-3)
+
+
+def test_a_cycle_through_a_throughput_per_gpu_is_not_a_check():
+    """LLaMA-65B (Touvron et al. 2023, Table 15 and Sec. 2.4): 380 tokens/s/GPU, 1,022,362 GPU-hours, 1.4T tokens.
+    The achieved FLOP/s per chip derived from the throughput per GPU (6N x 380) and the MFU derived from the
+    compute and the chip-hours are one figure by two paths, so C005 (achieved = MFU x peak) checks nothing: it was
+    shown as "agrees" (ratio 0.999x), a check of the claim against itself."""
+    claim = audit_one(params="65.2B", tokens="1.4T", hardware="A100 80GB", chips=2048, chip_hours=1022362,
+                      throughput_tokens_per_s="380 tokens/s/GPU")
+    assert not [f for f in claim["findings"] if f["rule"] == "C005"]
+    # What the figures do test, once: the tokens against the throughput and the time, 1.4e12 / (380 x 1,022,362
+    # x 3600) = 1.001 (C004 through the cluster's throughput, or C021 through the chip-hours: one check).
+    tokens = [f for f in claim["findings"] if f["rule"] in ("C004", "C021")]
+    assert len(tokens) == 1 and tokens[0]["severity"] == "ok"
+    assert tokens[0]["ratio"] == pytest.approx(1.4e12 / (380 * 1022362 * 3600), rel=1e-6)
+
+
 def test_a_dataset_size_its_notes_call_tokens_seen_is_d_without_epochs():
     # Minerva (Epoch's row, rounded): 6 x 540B x 26B = 8.424e22; the fine-tune compute 2.14e23 is 2.54x that.
     claim = audit_one(params="540B", dataset_size=26e9, domain="Language", base_model="PaLM (540B)",
