@@ -29,8 +29,8 @@ from audit.claims import Claims
 from audit.columns import distinct_codes, distinct_pairs, map_unique
 from audit.config import Config
 from audit.findings import SEVERITIES, SEVERITY_RANK, FindingsPart, findings_part, findings_table, object_array
-from audit.quantities import (ADAPTER_METHODS, BY_NAME, GATED_MLP, INPUT_QUANTITIES, PER_CHIP_SCOPE,
-                              RECOMPUTE_ALIASES)
+from audit.quantities import (ADAPTER_METHODS, BY_NAME, CLUSTER_FROM_CHIP, GATED_MLP, INPUT_QUANTITIES,
+                              PER_CHIP_SCOPE, RECOMPUTE_ALIASES)
 from audit.rules import (FULL_RECOMPUTE, RULES, RelationRule, relation_rules, rules_of_stage,
                          severity_codes_of_offset)
 from audit.significance import log_half_widths, log_half_widths_of_numbers
@@ -293,7 +293,7 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
         rows = per_chip & ~np.isnan(state.col("throughput_tokens_per_s"))
         state.restate(rows, "throughput_tokens_per_s", "throughput_per_chip")
         state.set_derived("throughput_tokens_per_s", state.col("throughput_per_chip") * state.col("chips"),
-                          _CLUSTER_FROM_CHIP, precision=precision["throughput_per_chip"].to_numpy())
+                          CLUSTER_FROM_CHIP, precision=precision["throughput_per_chip"].to_numpy())
 
     parts: list[FindingsPart | None] = [_run(rule, state) for rule in rules_of_stage("prefill")]
     for name, given in state.prefill.items():
@@ -497,15 +497,11 @@ def shadow_of(q: pd.DataFrame, how: pd.DataFrame) -> pd.DataFrame:
     return shadow
 
 
-#: How the cluster's throughput is noted when it is a throughput stated per accelerator times the chips.
-_CLUSTER_FROM_CHIP = "throughput per chip × chips"
-
-
 def _shadow_array(values: np.ndarray, six: np.ndarray, at: Mapping[str, int], kept: list[int],
                   cluster_from_chip: np.ndarray | None = None) -> np.ndarray:
     """:func:`shadow_of` on the work values (rows × columns, ``at``: each column's position; ``six``: the rows
     whose FLOPs per token are 6N; ``cluster_from_chip``: the rows whose cluster throughput is their throughput per
-    chip times the chips, :data:`_CLUSTER_FROM_CHIP`), holding only the columns ``kept`` (positions; the relations
+    chip times the chips, :data:`CLUSTER_FROM_CHIP`), holding only the columns ``kept`` (positions; the relations
     read no other), in that order. A value made from others before the relations is made so in the shadow too:
     as an independent figure of its own, every cycle through it would look like a check of something stated."""
     shadow = np.empty((len(values), len(kept)), order="F")
@@ -727,7 +723,7 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
     shadow_at = np.full(len(names), -1, dtype=np.intp)
     shadow_at[kept] = np.arange(len(kept))
     shadow = _shadow_array(q, how[:, at["flops_per_token"]] == "6N", at, kept,
-                           how[:, at["throughput_tokens_per_s"]] == _CLUSTER_FROM_CHIP)
+                           how[:, at["throughput_tokens_per_s"]] == CLUSTER_FROM_CHIP)
 
     def remember(sel: np.ndarray, col: int) -> None:
         """Keep what the cells at ``sel`` of column ``col`` hold, before the relations write into them."""

@@ -185,6 +185,9 @@ TEXT_ALIASES: dict[str, tuple[str, ...]] = {
 PER_CHIP_SCOPE = re.compile(r"per\s*(?:gpu|chip|device|accelerator|tpu|core)|/\s*(?:gpu|chip|device|accelerator)",
                             re.IGNORECASE)
 
+#: How the cluster's throughput is noted (its ``how``) when it is a throughput stated per accelerator times the chips.
+CLUSTER_FROM_CHIP = "throughput per chip × chips"
+
 #: A mixture-of-experts model, as its architecture field or its parameter notes say it (Epoch AI's notes:
 #: "Mixture-of-Experts", "MoE", "22 billion activated parameters", "36B parameters active per inference",
 #: "sparse architecture"). A mention of another paper's MoE layer may match too; that only turns C = 6ND into

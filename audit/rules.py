@@ -31,7 +31,7 @@ from audit.columns import map_unique
 from audit.config import Config
 from audit.findings import SEVERITIES, SEVERITY_RANK, FindingsPart, concat_parts, findings_part
 from audit.notes import TOKENS_SEEN_HOW, assumed_utilization, compute_sum, dataset_units
-from audit.quantities import BY_NAME, INPUT_QUANTITIES, label
+from audit.quantities import BY_NAME, CLUSTER_FROM_CHIP, INPUT_QUANTITIES, label
 from audit.flops import ARCHITECTURE_CONVENTIONS
 from audit.state import (CATALOG, CLAIMED, DERIVED, NO_SOURCE, WorkState, effective_params, finetunes,
                          source_texts, total_only_claims)
@@ -763,6 +763,8 @@ def _stated_leaves(result: "AuditResult", row: int, name: str, memo: dict[tuple[
             parents.append("d_model")  # head_dim assumed d_model / heads
     elif name == "chips" and how in ("H003", "H004"):
         return ("hardware",)  # chips read from the hardware text (TPU v4-2048: 2048 cores; "256x A100")
+    elif name == "throughput_tokens_per_s" and how == CLUSTER_FROM_CHIP:
+        parents = ["throughput_per_chip", "chips"]  # "380 tokens/s/GPU" times the accelerators
     elif name == "n_eff":
         parents = [str(how)] if how in ("params", "active_params") else []
     elif str(how).startswith("dataset_size"):  # dataset tokens, or D read from the dataset's notes

@@ -359,6 +359,7 @@ def test_a_cycle_through_a_throughput_per_gpu_is_not_a_check():
     # x 3600) = 1.001 (C004 through the cluster's throughput, or C021 through the chip-hours: one check).
     tokens = [f for f in claim["findings"] if f["rule"] in ("C004", "C021")]
     assert len(tokens) == 1 and tokens[0]["severity"] == "ok"
+    assert "Throughput per chip" in tokens[0]["message"]  # the stated figure behind the cluster's throughput
     assert tokens[0]["ratio"] == pytest.approx(1.4e12 / (380 * 1022362 * 3600), rel=1e-6)
 
 
