@@ -32,7 +32,7 @@ class Quantity:
 QUANTITIES: tuple[Quantity, ...] = (
     Quantity("params", "Parameters", "", "count", "total parameters",
              ("n_params", "parameters", "num_params", "params_total", "total_params", "model_size",
-              "parameter_count", "n_parameters")),
+              "parameter_count", "n_parameters", "model_params", "model_parameters")),
     Quantity("active_params", "Active parameters", "", "count",
              "parameters used per token (mixture-of-experts)",
              ("params_active", "activated_params", "active_parameters", "n_active_params")),
@@ -46,7 +46,7 @@ QUANTITIES: tuple[Quantity, ...] = (
               "accelerators", "tpus", "num_accelerators", "hardware_quantity"), integer=True),
     Quantity("wall_clock_days", "Wall-clock", "days", "days", "training duration",
              ("days", "duration_days", "training_days", "wall_clock", "duration", "training_time_days",
-              "training_time", "training_duration")),
+              "training_time", "training_duration", "wall_time", "walltime", "wallclock", "wall_clock_time")),
     Quantity("chip_hours", "Chip-hours", "h", "hours", "accelerator-hours (GPU-hours, TPU-hours)",
              ("gpu_hours", "tpu_hours", "accelerator_hours", "device_hours", "gpu_hrs")),
     Quantity("mfu", "MFU", "", "fraction", "model FLOPs utilization",

@@ -93,6 +93,24 @@ def test_a_percent_sign_in_the_header_makes_the_numbers_percentages(tmp_path, he
     assert report["claims"][0]["quantities"]["mfu"]["value"] == pytest.approx(0.45)
 
 
+def test_a_run_sheet_with_model_params_and_wall_time_headers_is_read_whole(tmp_path):
+    """An internal run sheet's headers: 'Model params (B)' and 'Wall time (h)' were not read (only a did-you-mean),
+    so its 7B run was audited with the parameters derived from the MFU. A consistent row, by hand: 1e12 tokens at
+    3,850 tokens/s on each of 256 H100 take 1e12 / (3,850 x 256 x 3600) = 281.8 h, 256 x 281.8 = 72,150 GPU-hours,
+    and 6 x 7e9 x 3,850 = 1.617e14 FLOP/s per GPU is 16.3 % of the dense BF16 989.4 TFLOP/s (H100 whitepaper)."""
+    path = tmp_path / "runs.csv"
+    path.write_text("Run,Model params (B),Tokens (B),GPU type,# GPUs,Wall time (h),MFU (%),Throughput (tok/s/gpu),"
+                    "GPU hours,Precision\n"
+                    "exp-001,7,1000,H100 SXM,256,281.8,16.3,3850,72150,bf16\n", encoding="utf-8")
+    report = to_json(check([str(path)]))
+    assert report["summary"]["input"]["unread_columns"] == []
+    [claim] = report["claims"]
+    q = claim["quantities"]
+    assert q["params"]["value"] == 7e9 and q["params"]["source"] == "claimed"
+    assert q["wall_clock_days"]["value"] == pytest.approx(281.8 / 24)
+    assert claim["status"] == "pass", [(f["rule"], f["message"]) for f in claim["findings"] if f["severity"] != "ok"]
+
+
 def test_a_utilization_of_1_to_100_without_a_unit_is_read_as_a_percentage_and_said(tmp_path):
     """A run sheet's ``reported_mfu`` of 39, 40, 41: MFU is a fraction of 1, so a number from 1 to 100 is a
     percentage with its sign left off (each failed U001 at 3,900 %). Llama 2 7B (Touvron et al. 2023, Table 2):
