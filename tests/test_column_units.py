@@ -131,9 +131,8 @@ def test_a_utilization_of_1_to_100_without_a_unit_is_read_as_a_percentage_and_sa
 
 
 def test_a_utilization_reads_cell_by_cell_fractions_beside_percentages_and_beyond_100_not_at_all(tmp_path):
-    """Each cell on its own (a claim reads the same alone as in any batch): 0.39 is a fraction, 40 a percentage
-    (Epoch AI's MFU column holds one 72.0 among fractions, for 72 %), '41%' says so itself, and 450 is no
-    percentage of a utilization: left as written, U001 calls it impossible."""
+    """Each cell on its own (a claim reads the same alone as in any batch): 0.39 is a fraction, 40 a percentage,
+    '41%' says so itself, and 450 is no percentage of a utilization: left as written, U001 calls it impossible."""
     path = tmp_path / "runs.csv"
     path.write_text("id,mfu,hfu\na,0.39,\nb,40,\nc,41%,\nd,450,\ne,,1\n", encoding="utf-8")
     report = to_json(check([str(path)]))

@@ -731,8 +731,8 @@ def _bare_percentages(name: str, parsed: np.ndarray, cell_text: np.ndarray, numb
                       header_units: tuple[np.ndarray, list[str | None]] | None, raw: RawTable,
                       notes: list[tuple[str, str]]) -> np.ndarray:
     """A utilization (MFU, HFU: a fraction of 1) written as a number from 1 to 100 with no unit and no header
-    unit: a percentage with its sign left off (a run sheet's ``reported_mfu`` of 42.5; Epoch AI's lone 72.0 for
-    72 %), read as one (÷ 100), and said once per file and header (``notes``). Cell by cell, so a claim reads the
+    unit: a percentage with its sign left off (a run sheet's ``reported_mfu`` of 42.5), read as one (÷ 100), and
+    said once per file and header (``notes``). Cell by cell, so a claim reads the
     same alone as in any batch. A figure above 100 is no percentage of a utilization either: left as written for
     U001 to call impossible. ``numbers_only``: the column holds number cells (each one a bare number)."""
     candidate = (parsed > 1) & (parsed <= 100)
