@@ -732,9 +732,9 @@ def _bare_percentages(name: str, parsed: np.ndarray, cell_text: np.ndarray, numb
                       notes: list[tuple[str, str]]) -> np.ndarray:
     """A utilization (MFU, HFU: a fraction of 1) written as a number from 1 to 100 with no unit and no header
     unit: a percentage with its sign left off (a run sheet's ``reported_mfu`` of 42.5), read as one (÷ 100), and
-    said once per file and header (``notes``). Cell by cell, so a claim reads the
-    same alone as in any batch. A figure above 100 is no percentage of a utilization either: left as written for
-    U001 to call impossible. ``numbers_only``: the column holds number cells (each one a bare number)."""
+    said once per file and header (``notes``). Cell by cell, so a claim reads the same alone as in any batch. A
+    figure above 100 is no percentage of a utilization either: left as written for U001 to call impossible.
+    ``numbers_only``: the column holds number cells (each one a bare number)."""
     candidate = (parsed > 1) & (parsed <= 100)
     if header_units is not None:  # a header naming a unit ("MFU (%)") has said what its numbers are
         codes, units = header_units
