@@ -25,7 +25,7 @@ from audit import notes as D
 from audit import flops as F
 from audit import formatting as fmt
 from audit.catalog import Catalog, load_catalog, mix_memory_gb, mix_peak, unsized_systems
-from audit.claims import Claims
+from audit.claims import Claims, texts_of_numbers
 from audit.columns import distinct_codes, distinct_pairs, map_unique
 from audit.config import Config
 from audit.findings import SEVERITIES, SEVERITY_RANK, FindingsPart, findings_part, findings_table, object_array
@@ -404,8 +404,32 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     found = [p for p in parts if p is not None]
     findings = findings_table(found, order=_finding_order,
                               rule_categories=rule_dtype([p.rule for p in found]).categories)
-    return Evaluation(claims=claims, config=config, q=q, source=source_frame(source), how=how, hardware=hw,
-                      architecture=arch, findings=findings)
+    return Evaluation(claims=_restated_texts(claims, state.restated), config=config, q=q,
+                      source=source_frame(source), how=how, hardware=hw, architecture=arch, findings=findings)
+
+
+def _some(rows: np.ndarray) -> bool:
+    """Whether rows given as a mask or as positions name any row."""
+    rows = np.asarray(rows)
+    return bool(rows.any()) if rows.dtype == bool else len(rows) > 0
+
+
+def _restated_texts(claims: Claims, moves: list[tuple[np.ndarray, str, str]]) -> Claims:
+    """The claims with the text of each figure read as another quantity (:meth:`WorkState.restate`: "163 TFLOP/s"
+    read as hardware FLOPs) under that quantity, as it was written: it showed as a claimed figure with no text.
+    A quantity without a text column (the throughput per chip, which no input names) keeps none."""
+    moves = [m for m in moves if m[2] in claims.stated_text.columns and _some(m[0])]
+    if not moves:
+        return claims
+    text = claims.stated_text.copy()
+    numbers = dict(claims.numbers_written)
+    for rows, old, new in moves:
+        if new in numbers:  # its texts are made from its numbers: made now, so that some can be replaced
+            text[new] = texts_of_numbers(numbers.pop(new))
+        cells = text[new].to_numpy(dtype=object).copy()
+        cells[rows] = claims.text_of(old).to_numpy(dtype=object)[rows]
+        text[new] = cells
+    return dataclasses.replace(claims, stated_text=text, numbers_written=numbers)
 
 
 #: The order of the rule families among a claim's findings of one severity (a code's letter; others last).

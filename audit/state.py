@@ -198,6 +198,8 @@ class WorkState:
                        np.ndarray] | None = None
     #: Positions of the claims the work columns hold, when they hold only some (None: every claim in order).
     rows: np.ndarray | None = None
+    #: The stated figures read as another quantity (:meth:`restate`): (rows, old, new), in order.
+    restated: list[tuple[np.ndarray, str, str]] = field(default_factory=list)
     #: The text fields' readings of every claim, shared with the states made of the same claims.
     readings: TextReadings = field(default_factory=TextReadings, repr=False)
     #: :meth:`finetune`, computed on first use (relations ask for it on every pass).
@@ -245,10 +247,12 @@ class WorkState:
 
     def restate(self, rows: np.ndarray, old: str, new: str) -> None:
         """Read the stated ``old`` figure of ``rows`` as the quantity ``new`` instead (a FLOP/s or a compute read as
-        hardware FLOPs): the value, its source and its precision move; ``old`` becomes unknown."""
+        hardware FLOPs): the value, its source and its precision move; ``old`` becomes unknown. The text it was
+        written as moves with it when the audit is done (:attr:`restated`)."""
         for frame, gone in ((self.q, np.nan), (self.source, NO_SOURCE), (self.precision, 0.0)):
             write_cells(frame, new, rows, frame[old].to_numpy()[rows])
             write_cells(frame, old, rows, gone)
+        self.restated.append((np.asarray(rows), old, new))
         self._stated.pop(old, None)
         self._stated.pop(new, None)
 

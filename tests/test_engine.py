@@ -363,6 +363,18 @@ def test_a_cycle_through_a_throughput_per_gpu_is_not_a_check():
     assert tokens[0]["ratio"] == pytest.approx(1.4e12 / (380 * 1022362 * 3600), rel=1e-6)
 
 
+@pytest.mark.parametrize(("written", "text"), [("163 TFLOP/s", "163 TFLOP/s"), (163e12, "163000000000000.0")])
+def test_a_figure_read_as_hardware_flops_keeps_the_text_it_was_written_as(written, text):
+    """Megatron-LM's 1T model (Narayanan et al. 2021, Table 1): 163 TFLOP/s per GPU, 52 % of the A100's 312,
+    counted with the recomputed forward pass; with its HFU stated the figure is read as hardware FLOP/s (C015).
+    It moved without its text: a claimed figure with text null (the HTML report's "stated as" was empty)."""
+    claim = audit_one(params="1T", hardware="A100", chips=3072, precision="fp16", achieved_flops_per_chip=written,
+                      hfu="52%")
+    moved = claim["quantities"]["achieved_hardware_flops_per_chip"]
+    assert moved["source"] == "claimed" and moved["value"] == 163e12 and moved["text"] == text
+    assert "achieved_flops_per_chip" not in claim["quantities"]
+
+
 def test_a_dataset_size_its_notes_call_tokens_seen_is_d_without_epochs():
     # Minerva (Epoch's row, rounded): 6 x 540B x 26B = 8.424e22; the fine-tune compute 2.14e23 is 2.54x that.
     claim = audit_one(params="540B", dataset_size=26e9, domain="Language", base_model="PaLM (540B)",
