@@ -408,17 +408,11 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
                       source=source_frame(source), how=how, hardware=hw, architecture=arch, findings=findings)
 
 
-def _some(rows: np.ndarray) -> bool:
-    """Whether rows given as a mask or as positions name any row."""
-    rows = np.asarray(rows)
-    return bool(rows.any()) if rows.dtype == bool else len(rows) > 0
-
-
 def _restated_texts(claims: Claims, moves: list[tuple[np.ndarray, str, str]]) -> Claims:
     """The claims with the text of each figure read as another quantity (:meth:`WorkState.restate`: "163 TFLOP/s"
     read as hardware FLOPs) under that quantity, as it was written: it showed as a claimed figure with no text.
     A quantity without a text column (the throughput per chip, which no input names) keeps none."""
-    moves = [m for m in moves if m[2] in claims.stated_text.columns and _some(m[0])]
+    moves = [m for m in moves if m[2] in claims.stated_text.columns and m[0].any()]
     if not moves:
         return claims
     text = claims.stated_text.copy()

@@ -198,7 +198,7 @@ class WorkState:
                        np.ndarray] | None = None
     #: Positions of the claims the work columns hold, when they hold only some (None: every claim in order).
     rows: np.ndarray | None = None
-    #: The stated figures read as another quantity (:meth:`restate`): (rows, old, new), in order.
+    #: The stated figures read as another quantity (:meth:`restate`): (row mask, old, new), in order.
     restated: list[tuple[np.ndarray, str, str]] = field(default_factory=list)
     #: The text fields' readings of every claim, shared with the states made of the same claims.
     readings: TextReadings = field(default_factory=TextReadings, repr=False)
@@ -252,7 +252,9 @@ class WorkState:
         for frame, gone in ((self.q, np.nan), (self.source, NO_SOURCE), (self.precision, 0.0)):
             write_cells(frame, new, rows, frame[old].to_numpy()[rows])
             write_cells(frame, old, rows, gone)
-        self.restated.append((np.asarray(rows), old, new))
+        moved = np.zeros(len(self.q), dtype=bool)
+        moved[rows] = True  # positions or a mask: kept as a mask
+        self.restated.append((moved, old, new))
         self._stated.pop(old, None)
         self._stated.pop(new, None)
 
