@@ -153,12 +153,12 @@ def test_a_row_after_cells_over_several_lines_is_annotated_at_its_own_line(tmp_p
 
 
 def test_columns_not_read_are_said_in_github_and_sarif(tmp_path, monkeypatch):
-    # 'tokens_seen' and 'train_hours' are not read: a code-scanning dashboard shows only what the report holds.
+    # 'n_toks' and 'train_hours' are not read: a code-scanning dashboard shows only what the report holds.
     monkeypatch.chdir(tmp_path)
-    Path("runs.csv").write_text("id,params,tokens_seen,train_hours,compute_flops\nr,1B,20B,10,1.2e20\n")
+    Path("runs.csv").write_text("id,params,n_toks,train_hours,compute_flops\nr,1B,20B,10,1.2e20\n")
     github = run_cli("check", "runs.csv", "--isolated", "-f", "github").stdout
     assert github.startswith("::warning file=runs.csv,title=input::2 columns not read")
-    assert "'tokens_seen' (did you mean tokens?)" in github
+    assert "'n_toks' (did you mean tokens?)" in github
     log = json.loads(run_cli("check", "runs.csv", "--isolated", "-f", "sarif").stdout)
     jsonschema.validate(log, json.loads(SARIF_SCHEMA.read_text()))
     notes = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]

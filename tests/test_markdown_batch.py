@@ -53,7 +53,7 @@ def test_the_markdown_report_names_the_columns_it_did_not_read(tmp_path):
     from audit.api import check
 
     path = tmp_path / "runs.csv"
-    path.write_text("run_id,model_size,num_gpus,gpu_type,train_hours,tokens_seen\nr1,7B,64,A100,100,140B\n",
+    path.write_text("run_id,model_size,num_gpus,gpu_type,train_hours,n_toks\nr1,7B,64,A100,100,140B\n",
                     encoding="utf-8")
     page = markdown.render(check([str(path)]))
-    assert "Columns not read" in page and "`train_hours`" in page and "`tokens_seen`" in page
+    assert "Columns not read" in page and "`train_hours`" in page and "`n_toks`" in page

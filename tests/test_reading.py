@@ -157,7 +157,7 @@ def test_an_unknown_extension_names_the_file_and_the_known_ones(tmp_path):
 
 def test_columns_not_understood_are_listed_once_per_file_with_a_did_you_mean(tmp_path):
     a = tmp_path / "a.csv"
-    a.write_text("run_id,model_size,num_gpus,gpu_type,train_hours,tokens_seen,reported_mfu\n"
+    a.write_text("run_id,model_size,num_gpus,gpu_type,train_hours,n_toks,reported_mfu\n"
                  "r1,7B,8,H100,120,140B,40%\nr2,7B,8,H100,120,140B,40%\n", encoding="utf-8")
     b = tmp_path / "b.json"
     b.write_text(json.dumps([{"id": "j1", "paramz": "7B", "tokens": "1T"},
@@ -165,12 +165,25 @@ def test_columns_not_understood_are_listed_once_per_file_with_a_did_you_mean(tmp
     claims = load([str(a), str(b)])
     assert claims.unread_columns == [
         (str(a), "train_hours", "chip_hours or wall_clock_days"),  # ambiguous: both suggested, neither guessed
-        (str(a), "tokens_seen", "tokens"),
+        (str(a), "n_toks", "tokens"),
         (str(b), "paramz", "params"),
         (str(b), "xyz", None),  # free-text notes are understood as notes: kept, not reported
     ]
-    assert list(claims.extras.columns) == ["train_hours", "tokens_seen", "notes", "paramz", "xyz"]  # kept, shown
+    assert list(claims.extras.columns) == ["train_hours", "n_toks", "notes", "paramz", "xyz"]  # kept, shown
     assert claims.values["chips"].tolist()[:2] == [8, 8]
+
+
+def test_the_tokens_a_run_log_calls_seen_or_processed_are_its_training_tokens(tmp_path):
+    """Issue 9's own example header: 'tokens_seen' (and 'tokens_processed') are the tokens a training processed,
+    D of 6·N·D, not a column to leave unread."""
+    path = tmp_path / "runs.csv"
+    path.write_text("run_id,model_size,tokens_seen\nr1,7B,140B\n", encoding="utf-8")
+    claims = load([str(path)])
+    assert claims.unread_columns == []
+    assert claims.values["tokens"].tolist() == [140e9]
+    other = tmp_path / "other.csv"
+    other.write_text("id,params,tokens_processed\nr2,1B,20B\n", encoding="utf-8")
+    assert load([str(other)]).values["tokens"].tolist() == [20e9]
 
 
 def test_a_file_where_only_an_id_is_understood_is_unusable(tmp_path):
