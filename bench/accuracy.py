@@ -13,7 +13,7 @@ A row is *flagged* when its status is ``warn``, ``fail`` or ``invalid``; ``pass`
 flags. Printed per set: labelled rows; precision of the flags (flagged rows judged inconsistent / flagged rows);
 recall (inconsistent rows flagged / inconsistent rows); ``fail`` and ``invalid`` verdicts on rows judged
 consistent; and every disagreement. For Epoch's file also: precision and recall on the random samples alone (the
-flagged rows were added to the labels, which favours recall), all draws together (seeds 2026, 2027 and 2028, 240 rows) and
+flagged rows were added to the labels, which favours recall), all draws together (seeds 2026, 2027, 2028 and 2029, 320 rows) and
 each draw alone, recall on inconsistencies visible from the row's own columns,
 precision without flags raised only by the hardware-catalog rules (H001-H003), and the share of rows naming
 hardware that resolve to a catalog accelerator.
@@ -39,14 +39,16 @@ EPOCH = ROOT.parent / "shared" / "data" / "epoch" / "notable_ai_models.csv"
 PUBLISHED = ROOT.parent / "shared" / "reference" / "published_claims.csv"
 
 #: The seeded draws of the Epoch sample (see bench/labels/README.md): the first (seed 2026), then a second and a third,
-#: each independent and from the eligible rows the earlier ones did not draw (seeds 2027 and 2028).
+#: each independent and from the eligible rows the earlier ones did not draw (seeds 2027, 2028 and 2029).
 SEED = 2026
 SAMPLE_SIZE = 80
 SEED2 = 2027
 SAMPLE_SIZE2 = 80
 SEED3 = 2028
 SAMPLE_SIZE3 = 80
-DRAWS = ((SEED, SAMPLE_SIZE), (SEED2, SAMPLE_SIZE2), (SEED3, SAMPLE_SIZE3))
+SEED4 = 2029
+SAMPLE_SIZE4 = 80
+DRAWS = ((SEED, SAMPLE_SIZE), (SEED2, SAMPLE_SIZE2), (SEED3, SAMPLE_SIZE3), (SEED4, SAMPLE_SIZE4))
 
 FLAGGED = {"warn", "fail", "invalid"}
 NOT_FLAGGED = {"pass", "unchecked"}
@@ -336,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         "numeric_recall": share(int((numeric & bad).sum()), int(bad.sum())),
         "numeric_flagged": int(numeric.sum()),
         "numeric_precision": share(int((numeric & bad).sum()), int(numeric.sum())),
-        # all random draws together (seeds 2026 + 2027 + 2028); each draw alone under random_by_seed
+        # all random draws together (seeds 2026 + 2027 + 2028 + 2029); each draw alone under random_by_seed
         "random_sample": int(random.sum()),
         "random_inconsistent": int((random & bad).sum()),
         "random_recall": share(int((random & bad & flagged).sum()), int((random & bad).sum())),
