@@ -204,7 +204,12 @@ class Catalog:
             i = self._index.get(key)
             if i is not None:
                 return self._rows[i]
-        return self._by_words(str(name))
+        found = self._by_words(str(name))
+        if found is None and (singular := _PLURAL.sub("", str(name))) != str(name):
+            # "3072 NVIDIA H100s" (Databricks on DBRX), "A100s": a model number made plural. Tried only once the
+            # name as written matched nothing, so a name ending in S ("L40S") is itself.
+            return self.lookup(singular)
+        return found
 
     def _by_words(self, name: str) -> Accelerator | None:
         """The one row whose names hold every word of ``name`` (:meth:`lookup`), else None."""
@@ -392,6 +397,10 @@ _FILLER = re.compile(r"\b(?:tensor\s*cores?|(?:ai\s+)?accelerators?|gpus?|proces
 _MEMORY_SIZE = re.compile(r"\d\s*(?:gb|gib|g)\b", re.IGNORECASE)
 #: A memory size written with "G" for GB ("H100-80G").
 _GIGABYTES = re.compile(r"(?<=\d)\s?g\b")
+
+
+#: The "s" that makes a model number plural ("H100s", "A100s", "V100s").
+_PLURAL = re.compile(r"(?<=\d)s\b", re.IGNORECASE)
 
 
 def _plain(name: str) -> str:

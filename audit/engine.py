@@ -50,6 +50,11 @@ CATALOG_ONLY: frozenset[str] = frozenset({"catalog_peak", "memory_per_chip", "fl
 _TPU_SLICE = re.compile(r"^\s*(?:google\s+)?(?:cloud\s+)?(?:tpu[\s_-]*)?(v\d+[a-z]*|v5litepod|v6e?)\s*-\s*(\d+)"
                         r"(?:\s+(?:tpu\s+)?(?:pod|slice))?\s*$", re.I)
 
+#: A count of TPU TensorCores written as the hardware ("2048 TPU v3 cores": GShard, Lepikhin et al. 2020, Sec. 3),
+#: read as the slice of that many cores.
+_TPU_CORES = re.compile(r"^\s*([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)\s*(?:[x×]\s*)?(?:google\s+)?(?:cloud\s+)?"
+                        r"tpu[\s_-]*(v\d+[a-z]*)\s+(?:tensor\s*)?cores?\s*$", re.I)
+
 #: The catalog's unit of a wafer-scale engine (Cerebras WSE-2, WSE-3). Its memory is on-wafer SRAM, and large
 #: models train in weight-streaming mode, the weights held off the wafer (MemoryX) and streamed in layer by layer
 #: (Cerebras-GPT, Dey et al. 2023, Sec. 2: 111M-13B on CS-2 systems): chips × memory bounds nothing, so M001 does
@@ -98,6 +103,9 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
             hit = catalog.lookup(f"TPU {gen}")
             if hit is not None:
                 return hit, float(m.group(2)), None, (), None
+        m = _TPU_CORES.match(str(text))
+        if m and (hit := catalog.lookup(f"TPU {m.group(2)}")) is not None:
+            return hit, float(m.group(1).replace(",", "")), None, (), None
         parts = catalog.resolve_mix(text)  # a cell listing several accelerators (or one, counted: "256x A100")
         if parts:
             unknown = tuple(part for part, accel in parts if accel is None)

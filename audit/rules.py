@@ -2079,6 +2079,17 @@ class TpuSliceCores(Rule):
         return (f"{int(claimed):,} chips claimed, but the slice {text!r} counts TensorCores: "
                 f"{int(cores):,} / {int(per)} per chip = {int(expected):,} chips")
 
+    @classmethod
+    def derivation_text(cls, result: "AuditResult", row: int, name: str) -> str | None:
+        """The chips a slice name gives: "H003: chips = cores / cores_per_chip = 256 / 2 = 128 ('TPU v3-256')"."""
+        if name != "chips":
+            return None
+        cores = float(result.cell("hardware", row, "slice_cores"))
+        per = float(result.cell("hardware", row, "cores_per_chip"))
+        text = result.cell("hardware", row, "hardware_text")
+        return (f"{cls.code}: chips = cores / cores_per_chip = {fmt.count(cores)} / {fmt.count(per)} = "
+                f"{fmt.count(cores / per)} (the TensorCores of {text!r})")
+
 
 # ---------------------------------------------------------------------------------------------------- bounds
 
@@ -2609,6 +2620,15 @@ class AcceleratorMix(Rule):
         sev = np.where(np.abs(chips - counted[rows]) < 0.5, "ok", "warning")
         parts.append(findings_part(rows, cls.code, sev, "chips", chips, counted[rows], detail="counted"))
         return concat_parts(parts)
+
+    @classmethod
+    def derivation_text(cls, result: "AuditResult", row: int, name: str) -> str | None:
+        """The chips a hardware text counts: "H004: the count in the hardware text '768 DGX H100 nodes' = 6,144"
+        (the formula of the rule is the mix's peak, not this)."""
+        if name != "chips":
+            return None
+        text = result.cell("hardware", row, "hardware_text")
+        return f"{cls.code}: the count in the hardware text {text!r} = {fmt.count(float(result.cell('q', row, name)))}"
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -4090,6 +4110,61 @@ class ExamplesContradictEpochs(Rule):
 
 #: How many of the relations nearest to a check a V014 note names.
 _NEAREST_SHOWN = 3
+
+
+class ActiveParamsNeeded(Rule):
+    """A mixture-of-experts claim without its active parameters: the compute and the utilization are only bounded.
+
+    **What it checks.** Nothing by itself: on a claim that is a mixture of experts (its architecture, its parameter
+    notes or an expert count say so) and states its total parameters and tokens but neither its active parameters
+    nor its compute, C = 6 · N · D cannot be worked out (N is the active count), so neither can the MFU or anything
+    that rests on the compute. This note says so, with the bounds the total gives: every parameter active per
+    token, C ≤ 6 · N_total · D, and the MFU at most C / (3600 · chip_hours · peak) when the hardware and time are
+    known.
+
+    **Why it matters.** The other checks of such a claim pass or stay silent, and without a word a reader takes
+    the compute and MFU as checked. A bound near or above 100 % MFU, or far below the usual band, is a question
+    for the authors; the active count settles it.
+
+    **Example.** DBRX (Databricks 2024): "132B total parameters", 12T tokens, 3,072 H100 for about three months,
+    its architecture a mixture of experts: C ≤ 6 × 132B × 12T = 9.5e24 FLOP, MFU ≤ 9.5e24 / (3600 × 3,072 × 2,160
+    h × 989.4 TFLOP/s) = 40 %. With its 36B active parameters: 2.59e24 FLOP, 11 %.
+
+    **References.** Fedus et al. 2022 (Switch Transformer): FLOPs per token follow the active parameters; Epoch AI,
+    "Estimating training compute" (MoE: count the parameters active per token).
+    """
+
+    code = "V015"
+    note = True
+    name = "active-params-needed"
+    quantity = "active_params"
+    formula = "C ≤ 6 · N_total · D; MFU ≤ C / (3600 · chip_hours · peak)"
+    severity = "info"
+    stage = "check"
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
+        params, tokens, compute = state.col("params"), state.col("tokens"), state.col("compute_flops")
+        rows = np.flatnonzero(state.total_only() & np.isfinite(params) & np.isfinite(tokens) & np.isnan(compute)
+                              & ~state.finetune())
+        if not len(rows):
+            return None
+        bound = 6.0 * params[rows] * tokens[rows]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mfu = bound / (3600.0 * state.col("chip_hours")[rows] * state.col("peak_flops_per_chip")[rows])
+        return findings_part(rows, cls.code, "info", "active_params", bound, mfu, detail="total-only")
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        row = int(f["row"])
+        n, d = float(result.cell("q", row, "params")), float(result.cell("q", row, "tokens"))
+        bound, mfu = float(f["claimed"]), float(f["expected"])
+        text = (f"a mixture of experts without its active parameters: C = 6 · N · D needs the active count, so the "
+                f"compute and the MFU are not worked out; with all {fmt.value('params', n)} active per token, "
+                f"C ≤ 6 × {fmt.value('params', n)} × {fmt.value('tokens', d)} = {fmt.value('compute_flops', bound)}")
+        if math.isfinite(mfu) and mfu > 0:
+            text += f" and MFU ≤ {fmt.value('mfu', mfu)}"
+        return text + "; state active_params to check them"
 
 
 class NothingChecked(Rule):

@@ -194,7 +194,8 @@ _SPACES_RE = re.compile(r"\s+")
 # Word qualifiers must not run into letters, so "overall" is not "over" + "all".
 _QUALIFIER_RE = re.compile(
     r"(?:[~≈≃∼]|>=|<=|[><≥≤]"
-    r"|(?:about|approx|approximately|around|roughly|circa|ca|nearly|almost|over|under|more than|less than"
+    r"|(?:(?:slightly|a little|a bit|somewhat)\s+)?"  # "slightly more than one month" (UL2, Tay et al. 2022)
+    r"(?:about|approx|approximately|around|roughly|circa|ca|nearly|almost|over|under|more than|less than"
     r"|fewer than|no more than|no less than|not more than|at least|at most|up to|upwards of|just over|just under"
     r"|within|below|above|exceeds|exceeded|exceeding|surpasses|surpassing|in excess of|est|estimated)\.?(?![a-z]))\s*",
     re.IGNORECASE,
@@ -207,11 +208,13 @@ _LOWER_WORDS = (r"over|more than|no less than|at least|upwards of|above|exceeds|
 _PLUS_AFTER = r"^[^+]*[0-9.]\s*[A-Za-z%]*\+(?:\s|$)"  # "15T+ tokens", "15+ trillion", "40%+"
 #: A "+" after the scale word or letter that follows a number ("T+ tokens"), as :data:`_PLUS_AFTER` finds it.
 _SCALE_PLUS_RE = re.compile(r"^([A-Za-z]+)\+(?=\s|$)")
-_UPPER_BOUND_RE = re.compile(rf"^\s*(?:<=?|≤|(?:{_UPPER_WORDS})(?![a-z]))", re.IGNORECASE)
-_LOWER_BOUND_RE = re.compile(rf"^\s*(?:>=?|≥|(?:{_LOWER_WORDS})(?![a-z]))|{_PLUS_AFTER}", re.IGNORECASE)
+#: Words that may come before a bound's words and change nothing of its side ("slightly more than").
+_SLIGHTLY = r"(?:(?:slightly|a little|a bit|somewhat)\s+)?"
+_UPPER_BOUND_RE = re.compile(rf"^\s*(?:<=?|≤|{_SLIGHTLY}(?:{_UPPER_WORDS})(?![a-z]))", re.IGNORECASE)
+_LOWER_BOUND_RE = re.compile(rf"^\s*(?:>=?|≥|{_SLIGHTLY}(?:{_LOWER_WORDS})(?![a-z]))|{_PLUS_AFTER}", re.IGNORECASE)
 #: Either bound, in the syntax of Arrow's regular expressions (RE2: no lookahead), to find a column's cells that
 #: write one without a Python call per cell (case-insensitive).
-BOUND_RE2 = rf"^\s*(?:<|>|≤|≥|(?:{_UPPER_WORDS}|{_LOWER_WORDS})\b)|{_PLUS_AFTER}"
+BOUND_RE2 = rf"^\s*(?:<|>|≤|≥|{_SLIGHTLY}(?:{_UPPER_WORDS}|{_LOWER_WORDS})\b)|{_PLUS_AFTER}"
 
 
 def bound_of(text: object) -> str | None:
@@ -428,7 +431,7 @@ def _descriptor_problem(tokens: list[str], unit_kind: str, *, after_number: bool
         low = tok.lower()
         if _PRODUCT_RE.fullmatch(tok) or (_NUMERIC_TOKEN_RE.fullmatch(tok) and i > 0
                                           and _PRODUCT_RE.fullmatch(tokens[i - 1])):
-            raise _Reject("a product ('... x 1024') is not read; write the total", specific=True)
+            raise _Reject("a product of figures ('3 x 1024') is not read; write the total", specific=True)
         if _NUMERIC_TOKEN_RE.fullmatch(tok):
             raise _Reject(f"a second number ({tok!r}) before the unit is not read; write one number", specific=True)
         if tok == "m" and unit_kind == "hours":
@@ -479,6 +482,10 @@ def _count_scale(rest: str, pattern: re.Pattern[str]) -> tuple[int, str]:
 _PLURAL_MODEL_RE = re.compile(r"(?!e)[a-z]{1,3}\d{3,4}[a-z]?s?")
 
 
+#: The rest of a mixture-of-experts name after its expert count: "x7B" of "8x7B", "x3.8B" of "16x3.8B".
+_EXPERTS_TIMES_SIZE_RE = re.compile(r"^\s*[x×]\s*[0-9]+(?:\.[0-9]+)?\s*[kmbt]\b", re.IGNORECASE)
+
+
 def _unit_count(rest: str) -> _Scale:
     exp, rest = _count_scale(rest, _COUNT_SCALE_RE)
     toks = _tokens(rest)
@@ -490,9 +497,23 @@ def _unit_count(rest: str) -> _Scale:
                       "give the token count", specific=True)
     if lowered[-1] in ("node", "nodes"):
         raise _Reject("a node holds several accelerators; give the accelerator count", specific=True)
+    if lowered[-1] in ("core", "cores"):
+        # "2048 TPU v3 cores" (GShard, Switch Transformer): TensorCores, two to a TPU v2-v4 chip.
+        raise _Reject("cores are not chips: a TPU v2/v3/v4 chip has two TensorCores; give the chips, or the "
+                      "hardware as a slice ('TPU v3-2048')", specific=True)
+    if lowered[-1] in ("total", "active", "activated"):
+        # "6.9B total", "1.3B active" (OLMoE): which count it is goes by the field, not by a word in the cell.
+        raise _Reject(f"give the figure alone: the total parameters as params, the active ones as "
+                      f"active_params (the word {toks[-1]!r} is not read)", specific=True)
+    if _EXPERTS_TIMES_SIZE_RE.match(rest):
+        # Mixtral's "8x7B" has 46.7B parameters, not 56B: the experts share the attention and embeddings.
+        raise _Reject("experts × expert size is not a parameter count (Mixtral 8x7B has 46.7B); give the total "
+                      "as params and the active count as active_params", specific=True)
     # Up to three descriptive words before the unit: "1.4T training tokens", "6,144 TPU v4 chips". An
     # accelerator's model in the plural is a unit too ("1,024 H100s", "64 MI300Xs"), as "GPUs" is.
     unit = lowered[-1] in _COUNT_UNITS or _PLURAL_MODEL_RE.fullmatch(lowered[-1])
+    if unit and len(toks) == 2 and lowered[0] in ("x", "×"):
+        return (exp, 1, 1)  # "8x A100", "8 × H100": eight of them, as a hardware cell's "256x A100" counts
     if unit and len(toks) <= 4 and all(_WORD_TOKEN_RE.fullmatch(t) for t in toks[:-1]):
         _descriptor_problem(toks[:-1], "count")
         return (exp, 1, 1)

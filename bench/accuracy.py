@@ -13,8 +13,8 @@ A row is *flagged* when its status is ``warn``, ``fail`` or ``invalid``; ``pass`
 flags. Printed per set: labelled rows; precision of the flags (flagged rows judged inconsistent / flagged rows);
 recall (inconsistent rows flagged / inconsistent rows); ``fail`` and ``invalid`` verdicts on rows judged
 consistent; and every disagreement. For Epoch's file also: precision and recall on the random samples alone (the
-flagged rows were added to the labels, which favours recall), all draws together (seeds 2026, 2027, 2028 and 2029, 320 rows) and
-each draw alone, recall on inconsistencies visible from the row's own columns,
+flagged rows were added to the labels, which favours recall), all draws together (seeds 2026, 2027, 2028 and 2029,
+320 rows) and each draw alone, recall on inconsistencies visible from the row's own columns,
 precision without flags raised only by the hardware-catalog rules (H001-H003), and the share of rows naming
 hardware that resolve to a catalog accelerator.
 
@@ -48,7 +48,8 @@ SEED3 = 2028
 SAMPLE_SIZE3 = 80
 SEED4 = 2029
 SAMPLE_SIZE4 = 80
-DRAWS = ((SEED, SAMPLE_SIZE), (SEED2, SAMPLE_SIZE2), (SEED3, SAMPLE_SIZE3), (SEED4, SAMPLE_SIZE4))
+DRAWS = ((SEED, SAMPLE_SIZE), (SEED2, SAMPLE_SIZE2), (SEED3, SAMPLE_SIZE3),
+         (SEED4, SAMPLE_SIZE4))
 
 FLAGGED = {"warn", "fail", "invalid"}
 NOT_FLAGGED = {"pass", "unchecked"}

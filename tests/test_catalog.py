@@ -309,6 +309,8 @@ def test_lookup_mix_resolves_each_part(catalog, text, ids):
     ("HGX H100 (8)", None, "h100-sxm5-80gb"),          # a board of GPUs: the count is not read
     ("16x HGX H100", None, None),                      # boards of 4 or 8 GPUs: the size is not known
     ("H100 (96 nodes)", None, "h100-sxm5-80gb"),       # nodes of a size not given: not chips
+    ("3072 NVIDIA H100s", 3072, "h100-sxm5-80gb"),     # Databricks' words for DBRX's cluster: a plural model number
+    ("2048 A100s", 2048, "a100-sxm4-80gb"),
 ])
 def test_a_count_beside_an_accelerator_is_its_chips(catalog, text, chips, accel):
     counted = catalog.counted(text)
@@ -507,3 +509,12 @@ def test_nodes_of_unknown_size_around_a_name_read_the_accelerator_not_the_count(
     assert said == [f"Hardware written {text!r}: its count of {count} is not read as accelerators (how many each "
                     f"holds is not given); give chips"]
     assert not [f for f in claim["findings"] if f["rule"] == "H001"]
+
+
+@pytest.mark.parametrize("text, accel", [
+    ("H100s", "h100-sxm5-80gb"), ("NVIDIA H100s", "h100-sxm5-80gb"), ("A100s", "a100-sxm4-80gb"),
+    ("L40S", "l40s"),  # a name that ends in S is itself: NVIDIA's L40S is not a plural of the L40
+    ("L40", "l40"),
+])
+def test_a_plural_model_number_is_the_model(catalog, text, accel):
+    assert catalog.lookup(text).id == accel

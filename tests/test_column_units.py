@@ -343,3 +343,27 @@ def test_a_header_rate_of_something_else_is_refused_not_read_as_tokens(tmp_path)
     described.write_text("id,params,tokens,Compute (estimated)\na,7B,2T,8.4e22\n", encoding="utf-8")
     q = to_json(check([str(described)]))["claims"][0]["quantities"]
     assert q["compute_flops"]["value"] == pytest.approx(8.4e22)
+
+
+def test_snake_case_unit_headers_read_as_written_with_their_separators(tmp_path):
+    """A tracking sheet spells unit headers in snake_case: "tflops_per_gpu" is "TFLOPs/GPU", "gpu_days" is
+    "GPU days", "tokens_per_sec_per_gpu" is "tokens/sec/GPU"; they were left unread (field test, session 23:
+    TinyLlama's 24,000 tokens/s per A100 and Megatron-LM's 163 TFLOP/s per GPU went unchecked)."""
+    path = tmp_path / "runs.csv"
+    path.write_text("model,params,train_tokens,gpus,gpu_type,train_days,tflops_per_gpu,tokens_per_sec_per_gpu,"
+                    "gpu_days\n"
+                    "tinyllama,1.1B,3T,16,A100-40G,90,,24000,1440\n"
+                    "megatron-1t,1T,450B,3072,A100,84,163,,\n", encoding="utf-8")
+    result = check([str(path)])
+    assert result.claims.unread_columns == []
+    q = to_json(result)["claims"]
+    tiny, mega = (c["quantities"] for c in q)
+    assert tiny["wall_clock_days"]["value"] == 90  # "train_days": the training days, as "training_days"
+    assert tiny["chip_hours"]["value"] == 1440 * 24  # 1,440 GPU-days = 34,560 GPU-hours = 16 GPUs x 90 days x 24
+    assert tiny["chip_hours"]["text"] == "1440 gpu days"
+    # 24,000 tokens/s on each of 16 GPUs: 384,000 tokens/s for the cluster.
+    assert tiny["throughput_tokens_per_s"]["value"] == 24_000 * 16
+    # Megatron-LM's 163 TFLOP/s per GPU (Narayanan et al. 2021) counts the recomputed forward pass: the tool reads it
+    # as hardware FLOPs (C015) since 6 x 1e12 x 450e9 / (3072 x 84 x 86400 s) = 121.1 TFLOP/s of model FLOPs.
+    assert [f["rule"] for f in q[1]["findings"] if f["rule"] == "C015"] == ["C015"]
+    assert mega["mfu"]["value"] == pytest.approx(6 * 1e12 * 450e9 / (3072 * 84 * 86400 * 312e12), rel=1e-9)

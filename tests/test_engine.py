@@ -415,3 +415,28 @@ def test_a_peak_given_by_the_claims_own_mfu_bounds_nothing():
     doc = to_json(check_records([{"id": "a100", "params": "7B", "tokens": "1T", "hardware": "A100", "chips": 512,
                                   "wall_clock_days": 10, "mfu": 0.3}]))
     assert one_finding(doc["claims"][0], "U003")["severity"] == "ok"
+
+
+def test_tpu_cores_written_as_the_hardware_give_the_chips_and_say_how():
+    """GShard (Lepikhin et al. 2020, Sec. 3): "2048 TPU v3 cores" for 4 days, "22 TPU v3 core years". The cores are
+    1,024 chips (two TensorCores each), and 1,024 x 96 h = 98,304 chip-hours = 196,608 core-hours = 22.4
+    core-years: the paper's figures agree."""
+    doc = to_json(check_records([{"id": "gshard", "params": "600B", "hardware": "2048 TPU v3 cores",
+                                  "wall_clock_days": 4, "chip_hours": 98_304}]))
+    claim = doc["claims"][0]
+    assert claim["hardware"]["accelerator"] == "tpu-v3"
+    chips = claim["quantities"]["chips"]
+    assert chips["value"] == 2048 / 2
+    assert chips["how"] == ("H003: chips = cores / cores_per_chip = 2,048 / 2 = 1,024 "
+                            "(the TensorCores of '2048 TPU v3 cores')")
+    assert [f["severity"] for f in claim["findings"] if f["rule"] == "C002"] == ["ok"]
+
+
+def test_chips_counted_in_the_hardware_text_say_so_not_the_mix_formula():
+    """Nemotron-4 340B's "768 DGX H100 nodes" are 768 x 8 = 6,144 GPUs (NVIDIA DGX H100 datasheet: 8 per system);
+    the chips' derivation named H004's formula for a mix's mean peak."""
+    doc = to_json(check_records([{"id": "n", "params": "340B", "hardware": "768 DGX H100 nodes",
+                                  "wall_clock_days": 20}]))
+    chips = doc["claims"][0]["quantities"]["chips"]
+    assert chips["value"] == 768 * 8
+    assert chips["how"] == "H004: the count in the hardware text '768 DGX H100 nodes' = 6,144"

@@ -189,3 +189,26 @@ def test_the_outlier_search_says_what_the_datasheet_peak_would_have_to_be():
     [message] = found.loc[found["rule"].astype(str) == "C009", "message"].tolist()
     assert "would have to be about 69.5 TFLOP/s" in message
     assert "the datasheet peak for Google TPU v3 (123 TFLOP/s at bf16) would have to be about 217.7 TFLOP/s" in message
+
+
+def test_a_mixture_of_experts_without_its_active_count_says_the_compute_and_mfu_are_only_bounded():
+    """DBRX (Databricks 2024): 132B total parameters, a mixture of experts, 12T tokens on 3,072 H100 for about three
+    months (90 days). Without the 36B active count nothing ties the compute: it passed on M001 alone, silent on the
+    compute and MFU. The bounds with every parameter active: C ≤ 6 × 132e9 × 12e12 = 9.504e24 FLOP and
+    MFU ≤ 9.504e24 / (3600 × 3,072 × 2,160 h × 989.4e12 FLOP/s) = 40.2 % (H100 SXM5 dense bf16, NVIDIA's H100
+    whitepaper)."""
+    from audit.api import check_records, to_json
+
+    doc = to_json(check_records([{"id": "dbrx", "architecture": "moe", "params": "132B", "tokens": "12T",
+                                  "hardware": "H100", "chips": 3072, "wall_clock_days": 90}]))
+    claim = doc["claims"][0]
+    v015 = [f for f in claim["findings"] if f["rule"] == "V015"]
+    assert len(v015) == 1 and v015[0]["severity"] == "info"
+    assert v015[0]["claimed"] == pytest.approx(6 * 132e9 * 12e12)
+    assert v015[0]["expected"] == pytest.approx(6 * 132e9 * 12e12 / (3600 * 3072 * 90 * 24 * 989.4e12), rel=1e-6)
+    assert "C ≤ 6 × 132B × 12T = 9.5e24 FLOP and MFU ≤ 40.2 %" in v015[0]["message"]
+    assert claim["status"] == "pass"  # a note: the memory check (M001) still ran and agrees
+    # With the active count stated, the compute is worked out and the note is not said.
+    doc = to_json(check_records([{"id": "dbrx", "architecture": "moe", "params": "132B", "active_params": "36B",
+                                  "tokens": "12T", "hardware": "H100", "chips": 3072, "wall_clock_days": 90}]))
+    assert not [f for f in doc["claims"][0]["findings"] if f["rule"] == "V015"]

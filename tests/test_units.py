@@ -618,3 +618,38 @@ def test_only_a_device_makes_days_accelerator_time(text: str, accelerator_time: 
     with pytest.raises(UnitError) as refused:
         parse_value(text, "days")
     assert ("is accelerator time" in str(refused.value)) == accelerator_time
+
+
+# Field test, session 23: cells as papers write them that were refused with "unknown unit" or "no number found".
+
+@pytest.mark.parametrize(("text", "days", "bound"), [
+    ("slightly more than one month", 365.25 / 12, "lower"),  # UL2 (Tay et al. 2022): a month is 365.25 / 12 days
+    ("slightly over 1 month", 365.25 / 12, "lower"),
+    ("slightly more than 30 days", 30.0, "lower"),
+    ("a little under 3 weeks", 21.0, "upper"),
+])
+def test_a_bound_qualified_by_slightly_is_still_the_bound(text, days, bound):
+    assert parse_value(text, "days") == pytest.approx(days)
+    assert bound_of(text) == bound
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("16x3.8B", "experts × expert size"),  # Phi-3.5-MoE's name: 41.9B parameters, not 16 x 3.8 = 60.8B
+    ("8x7B", "Mixtral 8x7B has 46.7B"),
+    ("6.9B total", "the total parameters as params"),
+    ("1.3B active", "the active ones as active_params"),
+    ("2048 TPU v3 cores", "cores are not chips"),  # GShard's 2,048 TPU v3 cores are 1,024 chips
+])
+def test_counts_that_are_not_one_figure_are_refused_saying_what_to_write(text, words):
+    with pytest.raises(UnitError, match=re.escape(words)):
+        parse_value(text, "count")
+
+
+@pytest.mark.parametrize(("text", "count"), [("8x A100", 8), ("8 × H100s", 8), ("1,024 H100s", 1024)])
+def test_a_count_of_accelerators_written_with_their_model_is_the_count(text, count):
+    assert parse_value(text, "count") == count
+
+
+def test_a_product_of_figures_is_still_refused():
+    with pytest.raises(UnitError, match="a product of figures"):
+        parse_value("3 x 1024 GPUs", "count")

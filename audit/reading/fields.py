@@ -67,8 +67,18 @@ def field_of(header: str) -> tuple[str | None, str | None]:
         if base in BY_NAME and BY_NAME[base].kind == "count" and unit_fits(suffixed.group("unit"), base):
             return base, suffixed.group("unit")
     if canon is None:
-        return _generic_field(header, unit)
+        found = _generic_field(header, unit)
+        if found == (None, None) and "_" in str(header) and (spaced := _unsnaked(str(header))) != header:
+            # A tracking sheet's snake_case spelling of a unit header ("tflops_per_gpu", "tokens_per_sec_per_gpu",
+            # "gpu_days"): read as the header written with its separators ("tflops/gpu", "gpu days").
+            found = field_of(spaced)
+        return found
     return canon, unit
+
+
+def _unsnaked(header: str) -> str:
+    """A snake_case header with its separators: "_per_" as "/", other underscores as spaces."""
+    return re.sub(r"_+", " ", re.sub(r"_per_", "/", header.strip("_"))).strip()
 
 
 #: A multiplier after a field's name, joined by "_", "-" or a space ("params_b", "tokens_T", "tokens billions").
