@@ -66,6 +66,20 @@ _MIX_SEPARATOR = re.compile(r"(?!(?<=\d),\d{3}(?!\d))[,;+&]|\band\b", re.I)  # n
 _SERIES = re.compile(r"^[a-z]+")
 
 
+#: Cloud TPU slice names (``v4-2048``, ``TPU v5p-8960``, ``v5litepod-16``, GPT-J's model card's "TPU v3-256 pod"):
+#: the number counts TensorCores.
+_TPU_SLICE = re.compile(r"^\s*(?:google\s+)?(?:cloud\s+)?(?:tpu[\s_-]*)?(v\d+[a-z]*|v5litepod|v6e?)\s*-\s*(\d+)"
+                        r"(?:\s+(?:tpu\s+)?(?:pod|slice))?\s*$", re.I)
+
+#: A count of TPU TensorCores written as the hardware ("2048 TPU v3 cores": GShard, Lepikhin et al. 2020, Sec. 3),
+#: read as the slice of that many cores.
+_TPU_CORES = re.compile(r"^\s*([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)\s*(?:[x×]\s*)?(?:google\s+)?(?:cloud\s+)?"
+                        r"tpu[\s_-]*(v\d+[a-z]*)\s+(?:tensor\s*)?cores?\s*$", re.I)
+
+#: TensorCores per chip by TPU generation (Google Cloud TPU docs: v2-v4 and v5p have 2, v5e and v6e have 1).
+TPU_CORES_PER_CHIP = {"v2": 2, "v3": 2, "v4": 2, "v5p": 2, "v5e": 1, "v5litepod": 1, "v6e": 1, "v6": 1}
+
+
 def normalize_name(name: str) -> str:
     """Normalize an accelerator name for matching: ``'NVIDIA A100-SXM4-80GB'`` -> ``'a100sxm480gb'``."""
     text = _PARENS.sub(" ", str(name).lower())
@@ -367,6 +381,22 @@ class Catalog:
         if any(c is None for c in counts):
             return None
         return [c[0] for c in counts if c is not None]
+
+    def tpu_slice(self, text: str | None) -> tuple[Accelerator, float] | None:
+        """The TPU and its TensorCores of a Cloud TPU slice name (``"v4-2048"``, ``"TPU v3-256 pod"``) or of a count
+        of cores written as the hardware (``"2048 TPU v3 cores"``); None for any other text. The chips are the cores
+        over :data:`TPU_CORES_PER_CHIP` of the generation."""
+        if text is None:
+            return None
+        m = _TPU_SLICE.match(str(text))
+        if m:
+            gen = m.group(1).lower()
+            hit = self.lookup(f"TPU {'v5e' if gen == 'v5litepod' else gen}")
+            return (hit, float(m.group(2))) if hit is not None else None
+        m = _TPU_CORES.match(str(text))
+        if m and (hit := self.lookup(f"TPU {m.group(2)}")) is not None:
+            return hit, float(m.group(1).replace(",", ""))
+        return None
 
     def lookup_mix(self, text: str | None) -> list[Accelerator] | None:
         """The accelerators of a cell that lists several, in order and without repeats; None when the text is not

@@ -981,8 +981,18 @@ def hardware(query: str | None, fmt: str, catalog_file: str | None = None) -> No
     reading = None  # how check reads a query that lists or counts accelerators
     if query:
         hit = catalog.lookup(query)
-        parts = catalog.resolve_mix(query) if hit is None else None
-        if parts and all(accel is not None for _, accel in parts):
+        sliced = catalog.tpu_slice(query) if hit is None else None
+        parts = catalog.resolve_mix(query) if hit is None and sliced is None else None
+        if sliced is not None:  # "TPU v3-256", "2048 TPU v3 cores": TensorCores, as check reads them (H003)
+            from audit.catalog import TPU_CORES_PER_CHIP
+
+            accel, cores = sliced
+            per = TPU_CORES_PER_CHIP.get(accel.id.replace("tpu-", "").split("-")[0])
+            rows = [accel]
+            chips = f"{cores / per:,.0f} × " if per else ""
+            reading = (f"{query!r} is read as {chips}{accel.name} ({cores:,.0f} TensorCores"
+                       f"{f', {per} per chip' if per else ''})")
+        elif parts and all(accel is not None for _, accel in parts):
             rows = list({accel.id: accel for _, accel in parts if accel is not None}.values())
             counts = catalog.mix_counts(query)
             listed = [(f"{c:,.0f} × " if c is not None else "") + str(getattr(a, "name", "")) for (_, a), c in

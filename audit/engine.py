@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -24,7 +23,7 @@ import pandas as pd
 from audit import notes as D
 from audit import flops as F
 from audit import formatting as fmt
-from audit.catalog import Catalog, load_catalog, mix_memory_gb, mix_peak, unsized_systems
+from audit.catalog import TPU_CORES_PER_CHIP, Catalog, load_catalog, mix_memory_gb, mix_peak, unsized_systems
 from audit.claims import Claims, texts_of_numbers
 from audit.columns import distinct_codes, distinct_pairs, map_unique
 from audit.config import Config
@@ -45,24 +44,12 @@ WORK_COLUMNS: tuple[str, ...] = (*INPUT_QUANTITIES, "n_eff", "catalog_peak", "me
 #: Quantities that only ever come from the catalog or the architecture (never solved for).
 CATALOG_ONLY: frozenset[str] = frozenset({"catalog_peak", "memory_per_chip", "flops_per_token", "recompute_factor"})
 
-#: Cloud TPU slice names (``v4-2048``, ``TPU v5p-8960``, ``v5litepod-16``, GPT-J's model card's "TPU v3-256 pod"):
-#: the number counts TensorCores.
-_TPU_SLICE = re.compile(r"^\s*(?:google\s+)?(?:cloud\s+)?(?:tpu[\s_-]*)?(v\d+[a-z]*|v5litepod|v6e?)\s*-\s*(\d+)"
-                        r"(?:\s+(?:tpu\s+)?(?:pod|slice))?\s*$", re.I)
-
-#: A count of TPU TensorCores written as the hardware ("2048 TPU v3 cores": GShard, Lepikhin et al. 2020, Sec. 3),
-#: read as the slice of that many cores.
-_TPU_CORES = re.compile(r"^\s*([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)\s*(?:[x×]\s*)?(?:google\s+)?(?:cloud\s+)?"
-                        r"tpu[\s_-]*(v\d+[a-z]*)\s+(?:tensor\s*)?cores?\s*$", re.I)
-
 #: The catalog's unit of a wafer-scale engine (Cerebras WSE-2, WSE-3). Its memory is on-wafer SRAM, and large
 #: models train in weight-streaming mode, the weights held off the wafer (MemoryX) and streamed in layer by layer
 #: (Cerebras-GPT, Dey et al. 2023, Sec. 2: 111M-13B on CS-2 systems): chips × memory bounds nothing, so M001 does
 #: not apply.
 WAFER_UNIT = "wafer"
 
-#: TensorCores per chip by TPU generation (Google Cloud TPU docs: v2-v4 and v5p have 2, v5e and v6e have 1).
-_TPU_CORES_PER_CHIP = {"v2": 2, "v3": 2, "v4": 2, "v5p": 2, "v5e": 1, "v5litepod": 1, "v6e": 1, "v6": 1}
 
 
 @dataclass(frozen=True)
@@ -96,16 +83,9 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
         unsized = unsized_systems(text)  # "96 H100 nodes": the H100, and no chips (how many a node holds?)
         if unsized is not None and (hit := catalog.lookup(unsized[0])) is not None:
             return hit, np.nan, None, (), None
-        m = _TPU_SLICE.match(str(text))
-        if m:
-            gen = m.group(1).lower()
-            gen = "v5e" if gen == "v5litepod" else gen
-            hit = catalog.lookup(f"TPU {gen}")
-            if hit is not None:
-                return hit, float(m.group(2)), None, (), None
-        m = _TPU_CORES.match(str(text))
-        if m and (hit := catalog.lookup(f"TPU {m.group(2)}")) is not None:
-            return hit, float(m.group(1).replace(",", "")), None, (), None
+        sliced = catalog.tpu_slice(text)  # "TPU v3-256 pod", "2048 TPU v3 cores": TensorCores
+        if sliced is not None:
+            return sliced[0], sliced[1], None, (), None
         parts = catalog.resolve_mix(text)  # a cell listing several accelerators (or one, counted: "256x A100")
         if parts:
             unknown = tuple(part for part, accel in parts if accel is None)
@@ -216,7 +196,7 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
         # The chips the hardware text counts ("256x A100 + 256x H100": 512).
         "counted_chips": np.array([np.nan if c is None else sum(c) for c in chips_u], dtype=float)[code],
         "slice_cores": np.array([h[1] for h in hits], dtype=float)[code],
-        "cores_per_chip": np.array([_TPU_CORES_PER_CHIP.get(g, np.nan) if g else np.nan for g in gen],
+        "cores_per_chip": np.array([TPU_CORES_PER_CHIP.get(g, np.nan) if g else np.nan for g in gen],
                                    dtype=float)[code],
         **{name: trait[code, i] for i, name in enumerate(("sparse_headline", "has_fp8", "multi_die", "tpu"))},
     }, index=info.index, copy=False)

@@ -310,6 +310,16 @@ def test_hardware_reads_a_list_and_a_count_as_check_does(cli_run):
     assert res.exit_code == 2 and "unknown accelerator 'H1000' (in 'A100, H1000')" in res.stderr
 
 
+def test_hardware_reads_a_tpu_slice_as_check_does(cli_run):
+    """GPT-J's model card: "TPU v3-256 pod", 256 TensorCores = 128 chips of 2 (Google Cloud TPU docs); check read
+    it (H003) while the hardware command said "unknown accelerator" (field test, session 23)."""
+    res = cli_run("hardware", "TPU v3-256")
+    assert res.exit_code == 0 and res.stdout.splitlines()[1].split()[0] == "tpu-v3"
+    assert "'TPU v3-256' is read as 128 × Google TPU v3 (256 TensorCores, 2 per chip)" in res.stdout
+    res = cli_run("hardware", "2048 TPU v3 cores")  # GShard's words: 1,024 chips
+    assert res.exit_code == 0 and "read as 1,024 × Google TPU v3 (2,048 TensorCores, 2 per chip)" in res.stdout
+
+
 def test_hardware_and_rules_commands(cli_run):
     res = cli_run("hardware")
     assert res.exit_code == 0 and "h100-sxm5-80gb" in res.stdout
