@@ -356,6 +356,8 @@ class Catalog:
         H100"``, ``"16x HGX H100"``: boards of 4 or 8)."""
         if text is None:
             return None
+        joined = split_mix(str(text))  # "1024, 16 GB NVIDIA V100 GPUs": the count joined to what it counts
+        text = joined[0] if len(joined) == 1 else text
         systems = _systems_counted(str(text))
         if systems is not None:  # "768 DGX H100 nodes", "DGX A100 (140 nodes)": systems of a known size
             count, name = systems
@@ -422,20 +424,23 @@ class Catalog:
 
 
 #: Words of marketing around a part's name ("NVIDIA H100 Tensor Core GPU", "Intel Gaudi2 AI accelerator").
-_FILLER = re.compile(r"\b(?:tensor\s*cores?|(?:ai\s+)?accelerators?|gpus?|processors?|cards?)\b")
+_FILLER = re.compile(r"\b(?:tensor\s*cores?|(?:ai\s+)?accelerators?|gpus?|processors?|cards?|pods?)\b")
 #: A memory size in a name ("80GB", "40 GB", "H100-80G", "32GiB").
 _MEMORY_SIZE = re.compile(r"\d\s*(?:gb|gib|g)\b", re.IGNORECASE)
 #: A memory size written with "G" for GB ("H100-80G").
 _GIGABYTES = re.compile(r"(?<=\d)\s?g\b")
+#: A memory size written apart from its number ("16 GB"): one word, as the catalog's names write it ("16GB").
+_SPACED_GB = re.compile(r"(\d)\s+(?:gb|gib)\b")
 
 
-#: The "s" that makes a model number plural ("H100s", "A100s", "V100s").
-_PLURAL = re.compile(r"(?<=\d)s\b", re.IGNORECASE)
+#: The "s" that makes a model number or a processor's name plural ("H100s", "A100s", "second-generation TPUs").
+_PLURAL = re.compile(r"(?<=\d)s\b|(?<=[a-z]pu)s\b", re.IGNORECASE)
 
 
 def _plain(name: str) -> str:
-    """A name without marketing words, its memory written in GB (``"H100-80G"`` -> ``"h100-80gb"``)."""
-    return _GIGABYTES.sub("gb", _FILLER.sub(" ", name.lower()))
+    """A name without marketing words, its memory written in GB as one word (``"H100-80G"`` -> ``"h100-80gb"``,
+    ``"16 GB NVIDIA V100"`` -> ``"16gb nvidia v100"``)."""
+    return _SPACED_GB.sub(r"\1gb", _GIGABYTES.sub("gb", _FILLER.sub(" ", name.lower())))
 
 
 def _words(text: str, pairs: bool = False) -> frozenset[str]:
@@ -568,7 +573,15 @@ def split_mix(text: str) -> list[str]:
         parts.append(text[start:m.start()])
         start = m.end()
     parts.append(text[start:])
-    return [p.strip() for p in parts if p.strip()]
+    parts = [p.strip() for p in parts if p.strip()]
+    if len(parts) > 1 and _BARE_COUNT.fullmatch(parts[0]):
+        # "1024, 16 GB NVIDIA V100 GPUs" (DALL-E, Ramesh et al. 2021, Sec. 2.5): a count, then what it counts.
+        parts[:2] = [f"{parts[0]} {parts[1]}"]
+    return parts
+
+
+#: A part of a list that is a count alone ("1024" of "1024, 16 GB NVIDIA V100 GPUs").
+_BARE_COUNT = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+")
 
 
 def mix_peak(accelerators: list[Accelerator], precision: str | None = None,

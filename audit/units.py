@@ -258,6 +258,9 @@ _COUNT_SCALE: dict[str, int] = {
 }
 _COUNT_SCALE_RE = re.compile(
     r"(?P<s>quadrillion|trillion|billion|million|thousand|bn|mn|tn|[kmbtg])(?![a-z0-9])\s*-?\s*", re.IGNORECASE)
+# A hyphen between a number and a multiplier word ("12-billion"): never before a letter ("7-B" is no figure).
+_HYPHEN_WORD_SCALE_RE = re.compile(r"-(?=(?:quadrillion|trillion|billion|million|thousand)(?![a-z0-9]))",
+                                   re.IGNORECASE)
 # Word-only multipliers for the kinds whose letters are SI prefixes attached to the unit (FLOP, bytes).
 _WORD_SCALE_RE = re.compile(r"(?P<s>quadrillion|trillion|billion|million|thousand)(?![a-z0-9])\s*", re.IGNORECASE)
 # Accelerator-hours: "k"/"K", "M", "B"/"b", "T"/"t" and the words; "mn", "bn", "tn". A lowercase "m" alone could be
@@ -464,8 +467,12 @@ def _tokens(rest: str) -> list[str]:
 
 
 def _count_scale(rest: str, pattern: re.Pattern[str]) -> tuple[int, str]:
-    """Strip a leading count multiplier (``B``, ``million``) and return (power of ten, remaining text)."""
+    """Strip a leading count multiplier (``B``, ``million``, or a word joined by a hyphen: ``12-billion``) and return
+    (power of ten, remaining text)."""
     m = pattern.match(rest)
+    if m is None and (word := _HYPHEN_WORD_SCALE_RE.match(rest)):  # "12-billion parameters" (DALL-E's abstract)
+        m = pattern.match(rest[word.end():])
+        rest = rest[word.end():]
     if not m:
         return 0, rest
     s = m.group("s")

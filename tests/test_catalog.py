@@ -66,9 +66,18 @@ def test_parenthesized_variant_is_not_dropped(catalog, name, accel_id):
     assert catalog.lookup(name).id == accel_id
 
 
-@pytest.mark.parametrize("name", ["H1000", "A1000", "H100X", "TPU v4 pod", "B2000", ""])
+@pytest.mark.parametrize("name", ["H1000", "A1000", "H100X", "B2000", ""])
 def test_near_misses_are_unknown(catalog, name):
     assert catalog.lookup(name) is None
+
+
+@pytest.mark.parametrize("name, accel_id", [
+    ("TPU v4 pod", "tpu-v4"),  # a pod of TPU v4 chips: the accelerator is read, no count (the chips come elsewhere)
+    ("Cloud TPU v3 Pod", "tpu-v3"),  # Noisy Student (Xie et al. 2020)
+    ("16 GB NVIDIA V100", "v100-sxm2-16gb"),  # the memory written before the name (DALL-E, Ramesh et al. 2021)
+])
+def test_a_pod_or_a_memory_written_first_names_the_accelerator(catalog, name, accel_id):
+    assert catalog.lookup(name).id == accel_id
 
 
 def test_h1000_close_matches_include_an_h100(catalog):
@@ -311,6 +320,11 @@ def test_lookup_mix_resolves_each_part(catalog, text, ids):
     ("H100 (96 nodes)", None, "h100-sxm5-80gb"),       # nodes of a size not given: not chips
     ("3072 NVIDIA H100s", 3072, "h100-sxm5-80gb"),     # Databricks' words for DBRX's cluster: a plural model number
     ("2048 A100s", 2048, "a100-sxm4-80gb"),
+    ("1024, 16 GB NVIDIA V100 GPUs", 1024, "v100-sxm2-16gb"),  # DALL-E's words: a count, a comma, what it counts
+    # A Cloud TPU v2 or v3 device holds 4 chips (Google Cloud TPU docs); BERT (Devlin et al. 2019, Sec. A.2):
+    # "16 Cloud TPUs (64 TPU chips total)".
+    ("16 Cloud TPU v2", 64, "tpu-v2"),
+    ("16 Cloud TPU v2 chips", 16, "tpu-v2"),                    # chips said: each is one
 ])
 def test_a_count_beside_an_accelerator_is_its_chips(catalog, text, chips, accel):
     counted = catalog.counted(text)

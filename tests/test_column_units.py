@@ -367,3 +367,33 @@ def test_snake_case_unit_headers_read_as_written_with_their_separators(tmp_path)
     # as hardware FLOPs (C015) since 6 x 1e12 x 450e9 / (3072 x 84 x 86400 s) = 121.1 TFLOP/s of model FLOPs.
     assert [f["rule"] for f in q[1]["findings"] if f["rule"] == "C015"] == ["C015"]
     assert mega["mfu"]["value"] == pytest.approx(6 * 1e12 * 450e9 / (3072 * 84 * 86400 * 312e12), rel=1e-9)
+
+
+@pytest.mark.parametrize(("header", "cell", "field", "value"), [
+    ("mfu_pct", "41.2", "mfu", 0.412),  # a percentage column: 41.2 is 41.2 %
+    ("mfu_pct", "0.41", "mfu", 0.0041),  # ... and 0.41 under it is 0.41 %, the slip the header unit reveals
+    ("hfu_percent", "52", "hfu", 0.52),
+    ("wall_clock_hours", "61.5", "wall_clock_days", 61.5 / 24),
+    ("wallclock_s", "221400", "wall_clock_days", 221_400 / 86_400),
+    ("duration_hours", "36", "wall_clock_days", 1.5),
+    ("train_time_h", "48", "wall_clock_days", 2.0),
+    ("energy_kwh", "1500", "energy_mwh", 1.5),
+    ("params_b", "6.7", "params", 6.7e9),
+])
+def test_a_field_name_with_its_unit_after_an_underscore_reads_in_that_unit(tmp_path, header, cell, field, value):
+    """A run log's "mfu_pct", "wall_clock_hours", "wallclock_s": the field's name, then its unit. They were left
+    unread (field test, session 23: a sheet's MFU and wall-clock columns, and four planted slips with them)."""
+    path = tmp_path / "runs.csv"
+    path.write_text(f"id,params_total,{header}\nr,7B,{cell}\n" if header != "params_b" else f"id,{header}\nr,{cell}\n",
+                    encoding="utf-8")
+    result = check([str(path)])
+    assert result.claims.unread_columns == []
+    assert to_json(result)["claims"][0]["quantities"][field]["value"] == pytest.approx(value, rel=1e-12)
+
+
+@pytest.mark.parametrize("header", ["train_hours", "elapsed_days", "gpu_hours_total", "mfu_est"])
+def test_a_header_whose_rest_names_no_field_stays_unread(tmp_path, header):
+    """"train_hours" is accelerator-hours or wall-clock (only the user can say); "elapsed" names no field."""
+    path = tmp_path / "runs.csv"
+    path.write_text(f"id,params,{header}\nr,7B,10\n", encoding="utf-8")
+    assert [u[1] for u in check([str(path)]).claims.unread_columns] == [header]

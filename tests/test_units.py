@@ -653,3 +653,15 @@ def test_a_count_of_accelerators_written_with_their_model_is_the_count(text, cou
 def test_a_product_of_figures_is_still_refused():
     with pytest.raises(UnitError, match="a product of figures"):
         parse_value("3 x 1024 GPUs", "count")
+
+
+@pytest.mark.parametrize(("text", "count"), [("12-billion", 12e9), ("12-billion parameters", 12e9),
+                                             ("3-million tokens", 3e6)])
+def test_a_multiplier_word_joined_by_a_hyphen_is_read(text, count):
+    """DALL-E (Ramesh et al. 2021): "a 12-billion parameter autoregressive transformer"."""
+    assert parse_value(text, "count") == count
+
+
+def test_a_hyphen_before_a_multiplier_letter_is_still_refused():
+    with pytest.raises(UnitError):
+        parse_value("7-B", "count")

@@ -72,8 +72,23 @@ def field_of(header: str) -> tuple[str | None, str | None]:
             # A tracking sheet's snake_case spelling of a unit header ("tflops_per_gpu", "tokens_per_sec_per_gpu",
             # "gpu_days"): read as the header written with its separators ("tflops/gpu", "gpu days").
             found = field_of(spaced)
+        if found == (None, None) and "_" in str(header):
+            found = _unit_suffixed(str(header))
         return found
     return canon, unit
+
+
+def _unit_suffixed(header: str) -> tuple[str | None, str | None]:
+    """A field's name with its unit after the last "_" ("mfu_pct", "wall_clock_hours", "wallclock_s",
+    "train_time_h"), read as the header "mfu (pct)": only when the rest names a field and the unit fits it
+    ("train_hours" names none: accelerator-hours or wall-clock, it stays unread)."""
+    head, _, tail = header.strip("_").rpartition("_")
+    if not head or not tail:
+        return None, None
+    canon, unit = field_of(f"{head} ({tail})")
+    if canon is None or canon not in BY_NAME or unit is None:
+        return None, None
+    return (canon, unit) if unit_fits(unit, canon) or per_chip_header_unit(unit, canon) else (None, None)
 
 
 def _unsnaked(header: str) -> str:
@@ -273,10 +288,13 @@ def _snake(text: str) -> str:
 
 
 #: Words that name a duration: a header with one of them is accelerator-hours or wall-clock time, which only the
-#: user can say (``train_hours``), so both are suggested and neither is guessed.
-_TIME_WORDS = {"hours": ("chip_hours", "wall_clock_days"), "hour": ("chip_hours", "wall_clock_days"),
-               "hrs": ("chip_hours", "wall_clock_days"), "hr": ("chip_hours", "wall_clock_days"),
-               "days": ("wall_clock_days", "chip_hours"), "day": ("wall_clock_days", "chip_hours"),
+#: user can say (``train_hours``), so both are suggested and neither is guessed. Each suggestion is a header that
+#: reads in the unit the word names ("wall_clock_hours", "gpu_days"): renamed so, the figures keep their unit (a
+#: column of hours renamed "wall_clock_days" would be read as days).
+_HOURS_SUGGESTED = ("chip_hours", "wall_clock_hours")
+_DAYS_SUGGESTED = ("wall_clock_days", "gpu_days")
+_TIME_WORDS = {"hours": _HOURS_SUGGESTED, "hour": _HOURS_SUGGESTED, "hrs": _HOURS_SUGGESTED, "hr": _HOURS_SUGGESTED,
+               "days": _DAYS_SUGGESTED, "day": _DAYS_SUGGESTED,
                "time": ("wall_clock_days", "chip_hours"), "duration": ("wall_clock_days", "chip_hours")}
 
 
@@ -301,7 +319,8 @@ def did_you_mean(header: str, exclude: frozenset[str] | set[str] = frozenset()) 
     """Canonical fields an unknown header may stand for (``'chip_hours or wall_clock_days'``), or None.
 
     Fields already read from the same file are not suggested."""
-    names = [n for n in _suggestions(str(header)) if n not in exclude][:3]
+    # A suggestion is left out when the field it reads as was read already ("wall_clock_hours" is wall_clock_days).
+    names = [n for n in _suggestions(str(header)) if n not in exclude and (field_of(n)[0] or n) not in exclude][:3]
     return " or ".join(names) if names else None
 
 
