@@ -363,7 +363,8 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @click.option("-o", "--output", default=None, help="Write to this file ('-' or omitted: standard output).")
 @click.option("--fail-on", default="fail", show_default=True, metavar="LEVEL[,unchecked]",
               callback=lambda _c, _p, v: _fail_on(v),
-              help="Exit 1 when a claim reaches this status: warn, fail or never (invalid counts as fail); "
+              help="Exit 1 when a claim reaches this status: warn (or warning), fail (or error) or never (invalid "
+                   "counts as fail); "
                    "add ',unchecked' to fail on claims where nothing could be checked ('unchecked' alone: "
                    "'fail,unchecked').")
 @click.option("--findings", "findings_path", default=None,

@@ -36,6 +36,8 @@ FAIL_LEVELS: dict[str, frozenset[str]] = {
     "unchecked": frozenset({"unchecked"}),
     "never": frozenset(),
 }
+#: The findings' severities, as a user reads them in a report ("warning C003"), for the statuses they give.
+FAIL_LEVEL_ALIASES: dict[str, str] = {"warning": "warn", "error": "fail"}
 
 #: Columns of the findings table. ``detail`` is a short text (close matches, an invalid value's message, the
 #: origin of a utilization); ``candidates`` and ``implied`` are the outlier rule's suspects and the value the
@@ -261,10 +263,12 @@ def worst_status(status: pd.Series, other: pd.Series, into: np.ndarray) -> pd.Se
 
 def fail_levels(fail_on: str) -> frozenset[str]:
     """The statuses that fail a run, from ``--fail-on``: comma-separated names of :data:`FAIL_LEVELS`
-    (``fail``, ``warn``, ``never``, and ``unchecked`` to add claims on which nothing could be checked). ``unchecked``
+    (``fail``, ``warn``, ``never``, and ``unchecked`` to add claims on which nothing could be checked; the severities
+    ``error`` and ``warning`` name ``fail`` and ``warn``). ``unchecked``
     adds to a level: alone it adds to the default, ``fail`` (a failed claim still fails the run)."""
     levels: set[str] = set()
     names = [part.strip() for part in fail_on.split(",")]
+    names = [FAIL_LEVEL_ALIASES.get(name, name) for name in names]
     for name in names:
         if name not in FAIL_LEVELS:
             raise ValueError(f"unknown fail level {name!r} (one of {', '.join(FAIL_LEVELS)})")

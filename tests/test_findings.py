@@ -60,3 +60,13 @@ def test_unknown_fail_level_is_refused():
 
 def test_statuses_are_reported_in_one_order():
     assert STATUSES == ("pass", "warn", "fail", "invalid", "unchecked")
+
+
+def test_fail_on_takes_the_severities_a_report_prints():
+    """A CI user reads "warning C003" and writes --fail-on warning: it was refused with exit 2 (field test, session
+    23). The severities name the statuses they give: warning a warn, error a fail."""
+    from audit.findings import fail_levels
+
+    assert fail_levels("warning") == fail_levels("warn") == frozenset({"warn", "fail", "invalid"})
+    assert fail_levels("error") == fail_levels("fail") == frozenset({"fail", "invalid"})
+    assert fail_levels("warning,unchecked") == frozenset({"warn", "fail", "invalid", "unchecked"})
