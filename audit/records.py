@@ -68,12 +68,21 @@ def _slipped_figure(cause: Any, rule: str, subject: str, direction: float, way: 
     look too high: the throughput is too low), else the subject as the finding measures it."""
     relation = getattr(RULES.get(rule), "relation", None)
     exps = dict(relation.exponents) if relation is not None else {}
+    # A figure the relation holds only through another (the wall-clock and the chips through the chip-hours of C003,
+    # chip_hours = chips · 24 · days) moves it as that one does.
+    for figure, via in _FEEDS.items():
+        if figure not in exps and via in exps:
+            exps[figure] = exps[via]
     named = [q for q, _ in cause.slips if q in exps and q != subject]
     if len(named) != 1 or subject not in exps or len(cause.slips) != 1:
         return subject, way
     # Σ eᵢ·ln xᵢ = ln k: a figure a stated f times too high moves the subject's ratio by f^(e_a/e_s).
     high = (direction > 0) == (exps[named[0]] / exps[subject] > 0)
     return named[0], "too high" if high else "too low"
+
+
+#: Figures that enter a relation through one of its quantities, with its exponent: chip_hours = chips · 24 · days.
+_FEEDS: dict[str, str] = {"wall_clock_days": "chip_hours", "chips": "chip_hours"}
 
 
 def explanation_records(result: AuditResult, finding_index: int, f: dict[str, Any]) -> tuple[dict[str, Any], ...]:

@@ -452,3 +452,18 @@ def test_a_per_chip_throughput_in_the_cluster_column_is_named():
     causes = _causes({"id": "maxtext", "params": "70.6B", "hardware": "TPU v6e", "precision": "bf16", "chips": 256,
                       "mfu": "50.33%", "throughput_tokens_per_s": 960, "seq_len": 8192}, "C005")
     assert "per-chip-throughput" in causes
+
+
+def test_wall_clock_seconds_under_an_hours_header_are_named_as_the_wall_clock():
+    """A run log's 61,560 s (17.1 h) written as 61,560 hours (field test, session 23): 7B parameters, 5.86B tokens,
+    32 A100 at 40 % MFU. C = 6 x 7e9 x 5.86e9 = 2.46e20 FLOP needs 2.46e20 / (32 x 312e12 x 0.40) = 61,600 s: the
+    implied MFU is 3,600x below the stated one, and the figure that slipped is the wall-clock, not the MFU."""
+    c = claim({"id": "secs", "params": "7B", "tokens": "5.86B", "hardware": "A100", "chips": 32,
+               "wall_clock_days": "61560 hours", "mfu": "40%"})
+    f = finding(c, "C003")
+    best = f["explanations"][0]
+    assert best["cause"] == "seconds-as-hours" and best["factor"] == 3600
+    # Fixed (61,560 s): the stated 40 % against the MFU the others then imply, 2.46e20 / (32 x 61,560 s x 312e12).
+    assert best["corrected"] == pytest.approx(0.40 / (6 * 7e9 * 5.86e9 / (32 * 61560 * 312e12)), rel=1e-9)
+    assert best["text"].startswith("wall-clock seconds taken for hours (x3,600): the Wall-clock figure looks too "
+                                   "high by that factor")
