@@ -368,7 +368,8 @@ class Catalog:
             m = pattern.match(str(text))
             if m and not _SYSTEM.search(m.group("name")):
                 count = float(m.group("count").replace(",", ""))
-                hit = self.lookup(m.group("name"))
+                # The device word is the name's own when the name needs it ("64 second-generation TPUs").
+                hit = self.lookup(m.group("name")) or self.lookup(str(text)[m.start("name"):].strip())
                 if hit is not None and count >= 1 and count == int(count):
                     return count, hit
         return None

@@ -2648,6 +2648,10 @@ class AcceleratorMix(Rule):
         if math.isfinite(peak):
             return (f"a mix of {f['detail']}: they share the dense {prec} peak "
                     f"{fmt.value('peak_flops_per_chip', peak)}, used for the hardware checks")
+        if math.isfinite(float(result.cell("hardware", row, "counted_chips"))):
+            # Chips per part given, and still no mean: a part has no peak at the precision (TPU v1: integers only).
+            return (f"a mix of {f['detail']}: not every part has a {prec or 'usual'} peak in the catalog, so the "
+                    f"checks that need the peak are skipped")
         return (f"a mix of {f['detail']}: their {prec or 'usual'} peaks differ and the claim gives no chips per part, "
                 f"so the checks that need the peak are skipped")
 

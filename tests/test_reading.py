@@ -452,3 +452,25 @@ def test_a_count_header_with_its_multiplier_after_it_is_read_in_that_multiplier(
     np.testing.assert_allclose(claims.values["params"], [7e9, 350e6])
     np.testing.assert_allclose(claims.values["tokens"], [1.4e12, 0.3e12])
     assert not claims.unread_columns
+
+
+@pytest.mark.parametrize("suffix", [".json", ".csv", ".parquet"])
+def test_a_count_written_with_the_word_of_what_its_field_counts_is_read(tmp_path, suffix):
+    """Papers write "90 epochs" and "1.28M images" (Goyal et al. 2017, ResNet-50 on ImageNet); both were refused as
+    unknown units, and the claim invalid (field test, session 23). "256M sequences" in a dataset size stays refused:
+    sequences are not the tokens a language model's dataset size counts (AudioLM)."""
+    rows = [{"id": "r50", "params": "25.6M", "dataset_size": "1.28M images", "epochs": "90 epochs"},
+            {"id": "p", "params": "7B", "epochs": "2 passes", "dataset_size": "256M sequences"}]
+    path = tmp_path / f"runs{suffix}"
+    frame = pd.DataFrame(rows)
+    if suffix == ".json":
+        path.write_text(json.dumps(rows), encoding="utf-8")
+    elif suffix == ".csv":
+        frame.to_csv(path, index=False)
+    else:
+        frame.to_parquet(path)
+    claims = load([str(path)])
+    assert claims.values["epochs"].tolist() == [90.0, 2.0]
+    assert claims.values["dataset_size"].tolist()[0] == 1.28e6
+    assert claims.text_of("epochs").tolist() == ["90 epochs", "2 passes"]  # shown as written
+    assert claims.invalid["field"].tolist() == ["dataset_size"]  # "256M sequences"

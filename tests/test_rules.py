@@ -212,3 +212,16 @@ def test_a_mixture_of_experts_without_its_active_count_says_the_compute_and_mfu_
     doc = to_json(check_records([{"id": "dbrx", "architecture": "moe", "params": "132B", "active_params": "36B",
                                   "tokens": "12T", "hardware": "H100", "chips": 3072, "wall_clock_days": 90}]))
     assert not [f for f in doc["claims"][0]["findings"] if f["rule"] == "V015"]
+
+
+def test_a_mix_with_chips_per_part_but_a_part_without_a_float_peak_says_so():
+    """AlphaZero (Silver et al. 2018): 5,000 first-generation TPUs (integer-only, no float peak) and 64
+    second-generation TPUs. The chips per part are given; H004 said they were not (field test, session 23)."""
+    from audit.api import check_records, to_json
+
+    doc = to_json(check_records([{"id": "az", "hardware": "5,000 first-generation TPUs + 64 second-generation TPUs",
+                                  "wall_clock_days": 0.375}]))
+    h004 = [f for f in doc["claims"][0]["findings"] if f["rule"] == "H004"]
+    assert [f["message"] for f in h004] == [
+        "a mix of 5,000 × Google TPU v1 + 64 × Google TPU v2: not every part has a bf16 peak in the catalog, so the "
+        "checks that need the peak are skipped"]

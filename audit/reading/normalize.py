@@ -450,6 +450,30 @@ def _map_distinct(arrow: "pa.Array", fn: Callable[[Any], Any]) -> np.ndarray:
     return results[encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.intp)]
 
 
+#: Words after a figure that name what the field itself counts ("90 epochs", "1.28M images"): a count's own unit,
+#: read as the bare number. Only where the word cannot mean another quantity: "256M sequences" in a dataset size
+#: are not its tokens (AudioLM), so sequences, examples and samples stay unread units.
+_OWN_UNIT_WORDS: dict[str, str] = {
+    "epochs": r"\s*(?:epochs?|passes)\s*$",
+    "dataset_size": r"\s*(?:images?|photos?|videos?)\s*$",
+}
+
+
+def _without_own_unit(name: str, values: Any) -> Any:
+    """``values`` (a column, or the Arrow array of its distinct texts) with a field's own unit word removed from each
+    text (:data:`_OWN_UNIT_WORDS`): the text shown stays as written."""
+    pattern = _OWN_UNIT_WORDS.get(name)
+    if pattern is None:
+        return values
+    if isinstance(values, pd.Series):
+        if values.dtype != object:
+            return values
+        return map_unique(values, lambda v: re.sub(pattern, "", v, flags=re.IGNORECASE) if isinstance(v, str) else v)
+    import pyarrow.compute as pc
+
+    return pc.replace_substring_regex(values, pattern="(?i)" + pattern, replacement="")
+
+
 def normalize(raw: RawTable) -> Claims:
     """Turn a raw table into the claims frame: parse units, validate, and record invalid cells."""
     frame = raw.frame
@@ -511,7 +535,7 @@ def normalize(raw: RawTable) -> Claims:
                 coded := _coded_texts(col, _arrow_of(raw, name, col))) is not None:
             # Text cells: each distinct one read once from Arrow's dictionary of them, as parse_series reads them.
             cell_text, present = coded.texts, coded.codes >= 0
-            parsed_u, errors_u = parse_distinct(coded.distinct, q.kind)
+            parsed_u, errors_u = parse_distinct(_without_own_unit(name, coded.distinct), q.kind)
             parsed = parsed_u[coded.codes]
             error_mask = np.not_equal(errors_u, None)[coded.codes]
             errors = pd.Series(errors_u[coded.codes], dtype=object)
@@ -534,7 +558,7 @@ def normalize(raw: RawTable) -> Claims:
             parsed, errors = _parse_quantity(col, q.kind, *header_units, cell_text)
             present = pd.notna(cell_text)
         elif coded is None:
-            parsed, errors = parse_series(col, q.kind)
+            parsed, errors = parse_series(_without_own_unit(name, col), q.kind)
         text_a[:, j] = cell_text
         parsed = np.asarray(parsed, dtype=float)
         if q.fraction:
