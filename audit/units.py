@@ -385,6 +385,9 @@ _BAD_HOUR_WORDS: dict[str, str] = {
        for w in ("wall", "clock", "wallclock")},
 }
 _WORD_TOKEN_RE = re.compile(r"[A-Za-z0-9.]+")
+#: Core-time of a named TPU generation: "TPUv3-core-days", "TPU v3 core-hours", "TPU-v4 core days".
+_TPU_CORE_TIME_RE = re.compile(r"(?:google\s+)?(?:cloud\s+)?tpu[\s-]*(?P<gen>v\d+[a-z]*)[\s-]+(?:tensor[\s-]*)?cores?"
+                               r"[\s-]+[a-z]+", re.IGNORECASE)
 _SPLIT_RE = re.compile(r"[\s\-]+")
 
 # Words that may not stand between a number and its unit as a description ("1M H100 GPU-hours" describes the
@@ -669,6 +672,16 @@ def _unit_hours(rest: str) -> _Scale:
     m = _RATE_TIME_RE.fullmatch(rest.strip())
     if m and (m.group("p") or m.group("f").lower() != "f"):
         raise _Reject(f"{rest.strip()!r} is an amount of compute (FLOP), not accelerator-hours", specific=True)
+    cores = _TPU_CORE_TIME_RE.fullmatch(rest.strip())
+    if cores is not None and lowered[-1] in _HOURS_UNITS:
+        # "2.5k TPUv3-core-days" (ViT, Dosovitskiy et al. 2021, Table 2): TensorCore-time of a named TPU, whose
+        # chip has a known number of cores; a chip-hour is that many core-hours.
+        from audit.catalog import TPU_CORES_PER_CHIP
+
+        per_chip = TPU_CORES_PER_CHIP.get(cores.group("gen").lower())
+        if per_chip:
+            num, den = _HOURS_UNITS[lowered[-1]]
+            return (exp, num, den * per_chip)
     for t in lowered:
         if t in _BAD_HOUR_WORDS:
             raise _Reject(_BAD_HOUR_WORDS[t], specific=True)

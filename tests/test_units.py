@@ -665,3 +665,20 @@ def test_a_multiplier_word_joined_by_a_hyphen_is_read(text, count):
 def test_a_hyphen_before_a_multiplier_letter_is_still_refused():
     with pytest.raises(UnitError):
         parse_value("7-B", "count")
+
+
+@pytest.mark.parametrize(("text", "chip_hours"), [
+    # ViT (Dosovitskiy et al. 2021, Table 2): ViT-H/14 took 2.5k TPUv3-core-days; a TPU v3 chip has 2 TensorCores
+    # (Google Cloud TPU docs), so 2,500 x 24 / 2 = 30,000 chip-hours.
+    ("2.5k TPUv3-core-days", 2500 * 24 / 2),
+    ("12.3k TPUv3 core-days", 12300 * 24 / 2),  # Noisy Student (Xie et al. 2020)
+    ("22 TPU v3 core-years", 22 * 8766 / 2),  # GShard (Lepikhin et al. 2020): 22 core-years
+    ("5 TPUv5e-core-days", 5 * 24),  # one TensorCore per v5e chip
+])
+def test_core_time_of_a_named_tpu_is_chip_time(text, chip_hours):
+    assert parse_value(text, "hours") == pytest.approx(chip_hours, rel=1e-12)
+
+
+def test_core_time_of_no_named_tpu_is_still_refused():
+    with pytest.raises(UnitError, match="core-hours are not chip-hours"):
+        parse_value("100 core-hours", "hours")
