@@ -397,3 +397,25 @@ def test_a_header_whose_rest_names_no_field_stays_unread(tmp_path, header):
     path = tmp_path / "runs.csv"
     path.write_text(f"id,params,{header}\nr,7B,10\n", encoding="utf-8")
     assert [u[1] for u in check([str(path)]).claims.unread_columns] == [header]
+
+
+def test_train_hours_beside_gpu_hours_are_the_wall_clock_hours(tmp_path):
+    """A run sheet with "gpu_hours" and "train_hours": the accelerator-hours have their column, so train_hours are
+    the wall-clock hours (field test, session 23: four of ten planted slips went unseen with it unread). 16 GPUs x
+    90 h = 1,440 GPU-hours: C002 agrees. Alone, or beside no accelerator-hours, it stays unread."""
+    path = tmp_path / "runs.csv"
+    path.write_text("run_id,n_params,num_gpus,gpu_type,train_hours,gpu_hours\nr1,1.1B,16,A100,90,1440\n",
+                    encoding="utf-8")
+    result = check([str(path)])
+    assert result.claims.unread_columns == []
+    assert "'train_hours' is read as the wall-clock hours: 'gpu_hours' gives the accelerator-hours" in \
+        [said for _, said in result.claims.notes]
+    claim = to_json(result)["claims"][0]
+    assert claim["quantities"]["wall_clock_days"]["value"] == pytest.approx(90 / 24)
+    assert [f["severity"] for f in claim["findings"] if f["rule"] == "C002"] == ["ok"]
+    alone = tmp_path / "alone.csv"
+    alone.write_text("run_id,n_params,num_gpus,train_hours\nr1,1.1B,16,90\n", encoding="utf-8")
+    assert [u[1] for u in check([str(alone)]).claims.unread_columns] == ["train_hours"]
+    a100 = tmp_path / "a100.csv"  # an accelerator named in the header: accelerator-hours, not read as wall-clock
+    a100.write_text("run_id,n_params,gpu_hours,a100_hours\nr1,1.1B,1440,1440\n", encoding="utf-8")
+    assert [u[1] for u in check([str(a100)]).claims.unread_columns] == ["a100_hours"]

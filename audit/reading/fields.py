@@ -474,6 +474,17 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
             extra.append(i)
         else:
             groups.setdefault(canon, []).append(i)
+    if not per_row and "chip_hours" in groups and "wall_clock_days" not in groups:
+        # "train_hours" beside "gpu_hours": the accelerator-hours have their column, so these hours are wall-clock.
+        for i in [i for i in extra if _wall_clock_hours_word(headers[i])]:
+            if "wall_clock_days" in groups:
+                break  # one such column only: two would be a choice only the user can make
+            extra.remove(i)
+            groups["wall_clock_days"] = [i]
+            header_units[headers[i]] = "hours"
+            gpu = headers[groups["chip_hours"][0]]
+            notes.append((file, f"{headers[i]!r} is read as the wall-clock hours: {gpu!r} gives the "
+                                f"accelerator-hours"))
     for canon, positions in groups.items():  # the canonical spelling first, then the file's order
         positions.sort(key=lambda i: (headers[i] != canon, i))
     notes.extend((file, said) for said in _header_unit_notes(headers, groups, columns))
@@ -567,6 +578,18 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
         unread.append((file, headers[i], hint))
     return RawTable(out, problems, rows=table.rows, files=table.files, sources=sources, unread=unread, notes=notes,
                     header_units=header_units, arrow_text=arrow_text)
+
+
+#: Words of a header that say hours of a training run and nothing of accelerators ("train_hours", "run_hours").
+_RUN_HOURS_WORDS = frozenset({"train", "training", "pretrain", "pretraining", "run", "total", "elapsed", "wall",
+                              "clock", "wallclock", "time", "duration"})
+
+
+def _wall_clock_hours_word(header: str) -> bool:
+    """Whether a header is hours of a run in words that name no accelerator ("train_hours", "Training hours"):
+    accelerator-hours or wall-clock, which the file's own accelerator-hours column then settles."""
+    words = _snake(header).split("_")
+    return len(words) >= 2 and words[-1] in ("hours", "hrs", "hr") and set(words[:-1]) <= _RUN_HOURS_WORDS
 
 
 def _refuse_repeated_headers(file: str, headers: list[str], extra: list[int], columns: ColumnMap | None) -> None:
