@@ -476,9 +476,8 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
             groups.setdefault(canon, []).append(i)
     if not per_row and "chip_hours" in groups and "wall_clock_days" not in groups:
         # "train_hours" beside "gpu_hours": the accelerator-hours have their column, so these hours are wall-clock.
-        for i in [i for i in extra if _wall_clock_hours_word(headers[i])]:
-            if "wall_clock_days" in groups:
-                break  # one such column only: two would be a choice only the user can make
+        candidates = [i for i in extra if _wall_clock_hours_word(headers[i])]
+        for i in candidates if len(candidates) == 1 else []:  # two such columns: a choice only the user can make
             extra.remove(i)
             groups["wall_clock_days"] = [i]
             header_units[headers[i]] = "hours"
