@@ -467,3 +467,15 @@ def test_wall_clock_seconds_under_an_hours_header_are_named_as_the_wall_clock():
     assert best["corrected"] == pytest.approx(0.40 / (6 * 7e9 * 5.86e9 / (32 * 61560 * 312e12)), rel=1e-9)
     assert best["text"].startswith("wall-clock seconds taken for hours (x3,600): the Wall-clock figure looks too "
                                    "high by that factor")
+
+
+def test_gpu_days_as_gpu_hours_names_the_chip_hours_on_the_mfu_check_too():
+    """Llama 2 70B (Touvron et al. 2023, Table 2): 1,720,320 GPU-hours, 2T tokens; written as 71,680 (the GPU-days)
+    the MFU the figures imply is 24x the stated one. On C003 the cause said "the MFU figure looks too low": the
+    figure that slipped is the chip-hours (field test, session 23)."""
+    c = claim({"id": "llama-2-70b", "params": "70B", "tokens": "2T", "hardware": "A100", "chip_hours": 1720320 / 24,
+               "mfu": "43%"})
+    f = finding(c, "C003")
+    gpu_days = [e for e in f["explanations"] if e["cause"] == "gpu-days"]
+    assert len(gpu_days) == 1
+    assert gpu_days[0]["text"].startswith("GPU-days taken for GPU-hours (x24): the Chip-hours figure looks too low")
