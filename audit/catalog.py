@@ -80,6 +80,14 @@ _TPU_CORES = re.compile(r"^\s*([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)\s*(?:[x×]\s*)?(
 TPU_CORES_PER_CHIP = {"v2": 2, "v3": 2, "v4": 2, "v5p": 2, "v5e": 1, "v5litepod": 1, "v6e": 1, "v6": 1}
 
 
+def tpu_cores_per_chip(accel_id: str | None) -> int | None:
+    """TensorCores per chip of a catalog TPU, by the generation its id names (``"tpu-v3"``: 2); None for any other
+    part."""
+    if not accel_id or not accel_id.startswith("tpu-"):
+        return None
+    return TPU_CORES_PER_CHIP.get(accel_id[len("tpu-"):].split("-")[0])
+
+
 def normalize_name(name: str) -> str:
     """Normalize an accelerator name for matching: ``'NVIDIA A100-SXM4-80GB'`` -> ``'a100sxm480gb'``."""
     text = _PARENS.sub(" ", str(name).lower())
@@ -428,10 +436,9 @@ class Catalog:
 _FILLER = re.compile(r"\b(?:tensor\s*cores?|(?:ai\s+)?accelerators?|gpus?|processors?|cards?|pods?)\b")
 #: A memory size in a name ("80GB", "40 GB", "H100-80G", "32GiB").
 _MEMORY_SIZE = re.compile(r"\d\s*(?:gb|gib|g)\b", re.IGNORECASE)
-#: A memory size written with "G" for GB ("H100-80G").
-_GIGABYTES = re.compile(r"(?<=\d)\s?g\b")
-#: A memory size written apart from its number ("16 GB"): one word, as the catalog's names write it ("16GB").
-_SPACED_GB = re.compile(r"(\d)\s+(?:gb|gib)\b")
+#: A memory size written with "G" for GB ("H100-80G") or apart from its number ("16 GB"): one word, as the
+#: catalog's names write it ("80gb", "16gb").
+_GIGABYTES = re.compile(r"(?<=\d)(?:\s?g|\s+gi?b)\b")
 
 
 #: The "s" that makes a model number or a processor's name plural ("H100s", "A100s", "second-generation TPUs").
@@ -441,7 +448,7 @@ _PLURAL = re.compile(r"(?<=\d)s\b|(?<=[a-z]pu)s\b", re.IGNORECASE)
 def _plain(name: str) -> str:
     """A name without marketing words, its memory written in GB as one word (``"H100-80G"`` -> ``"h100-80gb"``,
     ``"16 GB NVIDIA V100"`` -> ``"16gb nvidia v100"``)."""
-    return _SPACED_GB.sub(r"\1gb", _GIGABYTES.sub("gb", _FILLER.sub(" ", name.lower())))
+    return _GIGABYTES.sub("gb", _FILLER.sub(" ", name.lower()))
 
 
 def _words(text: str, pairs: bool = False) -> frozenset[str]:

@@ -985,10 +985,10 @@ def hardware(query: str | None, fmt: str, catalog_file: str | None = None) -> No
         sliced = catalog.tpu_slice(query) if hit is None else None
         parts = catalog.resolve_mix(query) if hit is None and sliced is None else None
         if sliced is not None:  # "TPU v3-256", "2048 TPU v3 cores": TensorCores, as check reads them (H003)
-            from audit.catalog import TPU_CORES_PER_CHIP
+            from audit.catalog import tpu_cores_per_chip
 
             accel, cores = sliced
-            per = TPU_CORES_PER_CHIP.get(accel.id.replace("tpu-", "").split("-")[0])
+            per = tpu_cores_per_chip(accel.id)
             rows = [accel]
             chips = f"{cores / per:,.0f} × " if per else ""
             reading = (f"{query!r} is read as {chips}{accel.name} ({cores:,.0f} TensorCores"

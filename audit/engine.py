@@ -23,7 +23,7 @@ import pandas as pd
 from audit import notes as D
 from audit import flops as F
 from audit import formatting as fmt
-from audit.catalog import TPU_CORES_PER_CHIP, Catalog, load_catalog, mix_memory_gb, mix_peak, unsized_systems
+from audit.catalog import Catalog, load_catalog, mix_memory_gb, mix_peak, tpu_cores_per_chip, unsized_systems
 from audit.claims import Claims, texts_of_numbers
 from audit.columns import distinct_codes, distinct_pairs, map_unique
 from audit.config import Config
@@ -174,7 +174,6 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
                 any(a.unit in ("package", "gcd") for a in found), any(a.id.startswith("tpu-") for a in found))
 
     trait = np.array([traits((a, m)) for a, m in zip(accel_u, mix_u)], dtype=bool).reshape(len(hits), 4)
-    gen = [None if aid is None else aid.replace("tpu-", "").split("-")[0] for aid in accel_u]
 
     def objects(values: np.ndarray) -> pd.Series:
         return pd.Series(values, index=info.index, dtype=object)
@@ -196,7 +195,7 @@ def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
         # The chips the hardware text counts ("256x A100 + 256x H100": 512).
         "counted_chips": np.array([np.nan if c is None else sum(c) for c in chips_u], dtype=float)[code],
         "slice_cores": np.array([h[1] for h in hits], dtype=float)[code],
-        "cores_per_chip": np.array([TPU_CORES_PER_CHIP.get(g, np.nan) if g else np.nan for g in gen],
+        "cores_per_chip": np.array([tpu_cores_per_chip(a) or np.nan for a in accel_u],
                                    dtype=float)[code],
         **{name: trait[code, i] for i, name in enumerate(("sparse_headline", "has_fp8", "multi_die", "tpu"))},
     }, index=info.index, copy=False)

@@ -453,9 +453,9 @@ def _map_distinct(arrow: "pa.Array", fn: Callable[[Any], Any]) -> np.ndarray:
 #: Words after a figure that name what the field itself counts ("90 epochs", "1.28M images"): a count's own unit,
 #: read as the bare number. Only where the word cannot mean another quantity: "256M sequences" in a dataset size
 #: are not its tokens (AudioLM), so sequences, examples and samples stay unread units.
-_OWN_UNIT_WORDS: dict[str, str] = {
-    "epochs": r"\s*(?:epochs?|passes)\s*$",
-    "dataset_size": r"\s*(?:images?|photos?|videos?)\s*$",
+_OWN_UNIT_WORDS: dict[str, re.Pattern[str]] = {
+    "epochs": re.compile(r"\s*(?:epochs?|passes)\s*$", re.IGNORECASE),
+    "dataset_size": re.compile(r"\s*(?:images?|photos?|videos?)\s*$", re.IGNORECASE),
 }
 
 
@@ -468,10 +468,10 @@ def _without_own_unit(name: str, values: Any) -> Any:
     if isinstance(values, pd.Series):
         if values.dtype != object:
             return values
-        return map_unique(values, lambda v: re.sub(pattern, "", v, flags=re.IGNORECASE) if isinstance(v, str) else v)
+        return map_unique(values, lambda v: pattern.sub("", v) if isinstance(v, str) else v)
     import pyarrow.compute as pc
 
-    return pc.replace_substring_regex(values, pattern="(?i)" + pattern, replacement="")
+    return pc.replace_substring_regex(values, pattern="(?i)" + pattern.pattern, replacement="")
 
 
 def normalize(raw: RawTable) -> Claims:
