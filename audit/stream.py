@@ -116,7 +116,7 @@ class ArrowBatch:
         from audit.reading.colmap import MapChoice
         from audit.reading.common import mangle
         from audit.reading.fields import canonical_columns, header_field
-        from audit.reading.normalize import column_texts, cut_texts, named_ids, text_limit
+        from audit.reading.normalize import arrow_of, column_texts, cut_texts, named_ids, text_limit
         from audit.reading.parquetfile import raw_from_arrow
 
         headers = mangle([str(c) for c in self.table.column_names])
@@ -128,11 +128,20 @@ class ArrowBatch:
         sub = raw_from_arrow(self.table.rename_columns(headers).select(keep), self.name, first_row=self.first_row)
         sub.files = objects_of(n, self.name)
         raw = canonical_columns(sub, self.name, columns=cmap)
-        # As normalize reads the id column (and nothing else: the batch's other columns are a worker's to read).
-        texts, present, _ = column_texts(raw.frame["id"]) if "id" in raw.frame.columns else \
-            (np.empty(n, dtype=object), np.zeros(n, dtype=bool))  # np.empty: all None
+        # As normalize reads the id column (and nothing else: the batch's other columns are a worker's to read),
+        # from Arrow's strings where the cells came from them: their validity, lengths and first characters, not a
+        # look at each Python string (0.9 s of the main process's 6.6 s of CPU for 1,000,000 claims).
+        if "id" not in raw.frame.columns:
+            ids = np.empty(n, dtype=object)  # all None
+            present, arrow = np.zeros(n, dtype=bool), None
+        else:
+            arrow = arrow_of(raw, "id", raw.frame["id"])
+            texts, present, _ = column_texts(raw.frame["id"], arrow)
+            ids, too_long = cut_texts(texts, text_limit("id"), present, arrow)
+            if too_long.any():
+                arrow = None  # no longer its cells
         rows = raw.rows if raw.rows is not None else np.arange(1, n + 1)
-        return named_ids(cut_texts(texts, text_limit("id"), present)[0], raw.files, np.asarray(rows), present)
+        return named_ids(ids, raw.files, np.asarray(rows), present, arrow)
 
 
 def _integers_with_nulls(handle: Any) -> set[str]:

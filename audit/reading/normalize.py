@@ -430,7 +430,7 @@ def _not_text(series: pd.Series, name: str, kind: str | None = None) -> np.ndarr
                         for v in series.to_numpy(dtype=object)), dtype=bool, count=n)
 
 
-def _arrow_of(raw: RawTable, name: str, series: pd.Series) -> "pa.Array | None":
+def arrow_of(raw: RawTable, name: str, series: pd.Series) -> "pa.Array | None":
     """The Arrow string column the cells of ``series`` (column ``name`` of ``raw``) were converted from, when they
     were and are still those cells (:class:`audit.claims.ArrowText`); else None."""
     held = raw.arrow_text.get(name)
@@ -532,7 +532,7 @@ def normalize(raw: RawTable) -> Claims:
             numbers[name] = col.to_numpy(dtype=np.float64)
             cell_text, present = np.empty(n, dtype=object), np.zeros(n, dtype=bool)  # np.empty: all None
         elif header_units is None and name != "throughput_tokens_per_s" and (
-                coded := _coded_texts(col, _arrow_of(raw, name, col))) is not None:
+                coded := _coded_texts(col, arrow_of(raw, name, col))) is not None:
             # Text cells: each distinct one read once from Arrow's dictionary of them, as parse_series reads them.
             cell_text, present = coded.texts, coded.codes >= 0
             parsed_u, errors_u = parse_distinct(_without_own_unit(name, coded.distinct), q.kind)
@@ -661,7 +661,7 @@ def normalize(raw: RawTable) -> Claims:
     arrows: dict[str, pa.Array] = {}  # the Arrow string columns they were converted from, where they were
     for j, name in enumerate(TEXT_FIELDS, start=1):
         if name in frame.columns:
-            if (arrow := _arrow_of(raw, name, frame[name])) is not None:
+            if (arrow := arrow_of(raw, name, frame[name])) is not None:
                 arrows[name] = arrow
             read[name] = column_texts(frame[name], arrow)
             info_a[:, j] = read[name].texts
