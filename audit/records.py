@@ -7,6 +7,7 @@ format is the same on every machine.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from collections import Counter
 from math import isfinite
@@ -662,6 +663,14 @@ _MAX_INT_DIGITS = 300
 
 def _extra_value(v: Any) -> Any:
     """An extra field's value made JSON-safe, recursively: non-finite floats become None, huge ints text."""
+    if isinstance(v, (np.datetime64, np.timedelta64, dt.date, dt.time, dt.timedelta)):
+        # A spreadsheet's date cell (a datetime64 column): ISO 8601 text, None when missing (NaT). numpy's
+        # tolist() of a datetime64[ns] is an int of nanoseconds, which is no date (and a timedelta64 is an integer).
+        if v is pd.NaT or (isinstance(v, (np.datetime64, np.timedelta64)) and np.isnat(v)):
+            return None
+        if isinstance(v, (np.datetime64, np.timedelta64)):
+            v = pd.Timestamp(v) if isinstance(v, np.datetime64) else pd.Timedelta(v)
+        return v.isoformat()
     v = _clean(v)
     if isinstance(v, bool) or v is None or isinstance(v, (str, float)):
         return v
@@ -669,7 +678,8 @@ def _extra_value(v: Any) -> Any:
         # 3.32 bits per decimal digit; str() of a longer int raises in Python 3.11+ (the int/str limit).
         return v if v.bit_length() <= _MAX_INT_DIGITS * 3.32 else f"(an integer of about {int(v.bit_length() / 3.32)} digits)"
     if isinstance(v, (list, tuple)) or (hasattr(v, "tolist") and not isinstance(v, dict)):
-        items = v.tolist() if hasattr(v, "tolist") else v
+        # An array's own items (numpy scalars, which the branches above read), not tolist()'s ints for dates.
+        items = list(v) if isinstance(v, np.ndarray) else v.tolist() if hasattr(v, "tolist") else v
         return [_extra_value(x) for x in items]
     if isinstance(v, dict):
         return {str(k): _extra_value(x) for k, x in v.items()}

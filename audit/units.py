@@ -584,7 +584,14 @@ def _unit_flops_rate(rest: str) -> _Scale:
     raise _Reject(f"unknown unit {rest!r}")
 
 
+#: Tokens per second as benchmark tables abbreviate them: "T/s" (llm-foundry's header "T/s/GPU"; a T alone before
+#: "/s" in a token throughput is tokens, not tera: a trillion tokens a second is no training run's rate) and "tps".
+_TOKENS_T_RE = re.compile(r"(?:^|(?<=\s))t(?=\s*/\s*(?:s|secs?|seconds?)$)", re.IGNORECASE)
+_TOKENS_TPS_RE = re.compile(r"(?:^|(?<=\s))tps$", re.IGNORECASE)
+
+
 def _unit_tokens_rate(rest: str) -> _Scale:
+    rest = _TOKENS_TPS_RE.sub("tokens/s", _TOKENS_T_RE.sub("tokens", rest))
     exp, rest = _count_scale(rest, _COUNT_SCALE_RE)
     if not rest:
         return (exp, 1, 1)

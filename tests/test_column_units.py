@@ -369,6 +369,30 @@ def test_snake_case_unit_headers_read_as_written_with_their_separators(tmp_path)
     assert mega["mfu"]["value"] == pytest.approx(6 * 1e12 * 450e9 / (3072 * 84 * 86400 * 312e12), rel=1e-9)
 
 
+def test_llm_foundry_tokens_per_second_abbreviated_in_header_and_cell(tmp_path):
+    """llm-foundry's benchmark table (mosaicml/llm-foundry, scripts/train/benchmarking/README.md) heads its per-GPU
+    throughput "T/s/GPU" (tokens per second per GPU); a cell may repeat the unit ("1039 T/s/GPU"). Both were
+    refused: the header left unread, the cell invalid ("unknown unit '/s'": the T read as tera). MPT-13B on 64 H100
+    without recomputation, its row: 4,800 T/s/GPU, MFU 39.86 %; 4,800 x 64 = 307,200 tokens/s for the cluster, and
+    6 x 12,853,954,560 x 4,800 / 989.4e12 = 37.4 % of the dense BF16 peak by 6N alone (the table's 39.86 % adds
+    the attention FLOPs): C005 agrees at 1.07x."""
+    path = tmp_path / "foundry.csv"
+    path.write_text("id,params,hardware,precision,chips,mfu,T/s/GPU\n"
+                    "mpt-13b,12853954560,H100 80GB,amp_bf16,64,39.86,4800\n", encoding="utf-8")
+    result = check([str(path)])
+    assert result.claims.unread_columns == []
+    c = to_json(result)["claims"][0]
+    assert c["quantities"]["throughput_tokens_per_s"]["value"] == 4800 * 64
+    assert 6 * 12_853_954_560 * 4800 / 989.4e12 == pytest.approx(0.374, abs=5e-4)
+    c005 = [f for f in c["findings"] if f["rule"] == "C005"]
+    assert c["status"] == "pass" and c005 and c005[0]["severity"] == "ok" and "1.07x" in c005[0]["message"]
+    cell = tmp_path / "cell.csv"
+    cell.write_text("id,params,hardware,precision,chips,mfu,throughput_tokens_per_s\n"
+                    "mpt-13b,12853954560,H100 80GB,amp_bf16,64,39.86,4800 T/s/GPU\n", encoding="utf-8")
+    c = to_json(check([str(cell)]))["claims"][0]
+    assert c["quantities"]["throughput_tokens_per_s"]["value"] == 4800 * 64 and c["status"] == "pass"
+
+
 @pytest.mark.parametrize(("header", "cell", "field", "value"), [
     ("mfu_pct", "41.2", "mfu", 0.412),  # a percentage column: 41.2 is 41.2 %
     ("mfu_pct", "0.41", "mfu", 0.0041),  # ... and 0.41 under it is 0.41 %, the slip the header unit reveals

@@ -158,3 +158,24 @@ def test_markdown_lists_failures_first_counts_rules_and_says_what_it_left_out():
     assert "| `V001` invalid-value | 5 | 5 | 0 |" in page and "| `C001` compute-6nd | 1 | 1 | 0 |" in page
     assert "7 more claims not listed (4 invalid, 3 pass)" in page
     assert "likely cause: unit prefix" in page
+
+
+@pytest.mark.parametrize("fmt", ["json", "html", "markdown", "text"])
+def test_a_date_column_is_kept_as_iso_text_in_every_report(tmp_path, fmt):
+    """A spreadsheet's date cells (a datetime64 column: openpyxl's dates, Parquet timestamps) are extra fields: the
+    JSON report writes them as ISO 8601 text (numpy's tolist() of a datetime64[ns] is nanoseconds since 1970, an
+    int, which the record maker once iterated: an internal error, exit 2, for --format json and html). The date
+    1 March 2024 is 1,709,251,200 s after 1970-01-01 (19,783 days × 86,400 s), the int it would have been."""
+    import pandas as pd
+
+    path = tmp_path / "runs.parquet"
+    pd.DataFrame({"id": ["a", "b"], "params": ["7B", "7B"], "tokens": ["1.4T", "1.4T"],
+                  "Date": pd.to_datetime(["2024-03-01", None])}).to_parquet(path, index=False)
+    out = tmp_path / f"out.{fmt}"
+    res = CliRunner().invoke(cli, ["check", str(path), "--format", fmt, "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    if fmt == "json":
+        extra = [c["extra"] for c in json.loads(out.read_text())["claims"]]
+        assert extra == [{"Date": "2024-03-01T00:00:00"}, {}]  # a missing cell is left out, as any extra is
+        assert 19_783 * 86_400 == 1_709_251_200  # the nanoseconds' seconds, not what the report shows
+        assert "1709251200" not in out.read_text()

@@ -163,6 +163,12 @@ TOKEN_RATES = [
     ("1.2M tokens/sec", "tokens_rate", 1.2e6),
     ("3.1e6 tokens per second", "tokens_rate", 3.1e6),
     ("60 tokens/min", "tokens_rate", 60 / 60),
+    # Benchmark tables' abbreviations (llm-foundry's "T/s/GPU" column; "TPS"): a T before "/s" is tokens, not tera.
+    ("1039 T/s", "tokens_rate", 1039),
+    ("1.2M T/s", "tokens_rate", 1.2e6),
+    ("5 t/s", "tokens_rate", 5),
+    ("380 tps", "tokens_rate", 380),
+    ("12k TPS", "tokens_rate", 12_000),
 ]
 
 FLOP_RATES = [

@@ -197,10 +197,15 @@ def _unit_header(header: str) -> tuple[str | None, str | None]:
     # "TFLOPs" alone may be a rate or a total (plural FLOPs): only a unit that is a rate and nothing else names one.
     if "flop" in lower and unit_fits(text, "achieved_flops_per_chip") and not unit_fits(text, "compute_flops"):
         return field_word or "achieved_flops_per_chip", text
-    if not field_word and "tok" in lower and (per_chip_header_unit(text, "throughput_tokens_per_s")
+    if not field_word and ("tok" in lower or _TOKENS_ABBREVIATED.fullmatch(text)) and (
+            per_chip_header_unit(text, "throughput_tokens_per_s")
                                                or (unit_fits(text, "throughput_tokens_per_s") and "/" in text)):
         return "throughput_tokens_per_s", text
     return None, None
+
+
+#: A header that is tokens per second abbreviated, as benchmark tables write it: llm-foundry's "T/s/GPU", "TPS".
+_TOKENS_ABBREVIATED = re.compile(r"(?:t\s*/\s*s(?:ec)?|tps)(?:\s*(?:/|per)\s*[a-z]+)?", re.IGNORECASE)
 
 
 #: The word of an accelerator in a unit of accelerator time ("GPU-days", "TPU hours", "chip-weeks").
