@@ -68,8 +68,8 @@ _SERIES = re.compile(r"^[a-z]+")
 
 #: Cloud TPU slice names (``v4-2048``, ``TPU v5p-8960``, ``v5litepod-16``, GPT-J's model card's "TPU v3-256 pod"):
 #: the number counts TensorCores.
-_TPU_SLICE = re.compile(r"^\s*(?:google\s+)?(?:cloud\s+)?(?:tpu[\s_-]*)?(v\d+[a-z]*|v5litepod|v6e?)\s*-\s*(\d+)"
-                        r"(?:\s+(?:tpu\s+)?(?:pod|slice))?\s*$", re.I)
+_TPU_SLICE = re.compile(r"^\s*(?:(?P<slices>[0-9]+)\s*[x×]\s*)?(?:google\s+)?(?:cloud\s+)?(?:tpu[\s_-]*)?"
+                        r"(v\d+[a-z]*|v5litepod|v6e?)\s*-\s*(\d+)(?:\s+(?:tpu\s+)?(?:pods?|slices?))?\s*$", re.I)
 
 #: A count of TPU TensorCores written as the hardware ("2048 TPU v3 cores": GShard, Lepikhin et al. 2020, Sec. 3),
 #: read as the slice of that many cores.
@@ -394,16 +394,19 @@ class Catalog:
         return [c[0] for c in counts if c is not None]
 
     def tpu_slice(self, text: str | None) -> tuple[Accelerator, float] | None:
-        """The TPU and its TensorCores of a Cloud TPU slice name (``"v4-2048"``, ``"TPU v3-256 pod"``) or of a count
-        of cores written as the hardware (``"2048 TPU v3 cores"``); None for any other text. The chips are the cores
+        """The TPU and its TensorCores of a Cloud TPU slice name (``"v4-2048"``, ``"TPU v3-256 pod"``; several slices:
+        ``"32x v5e-256"``) or of a count of cores written as the hardware (``"2048 TPU v3 cores"``); None for any other
+        text. The chips are the cores
         over :data:`TPU_CORES_PER_CHIP` of the generation."""
         if text is None:
             return None
         m = _TPU_SLICE.match(str(text))
         if m:
-            gen = m.group(1).lower()
+            gen = m.group(2).lower()
             hit = self.lookup(f"TPU {'v5e' if gen == 'v5litepod' else gen}")
-            return (hit, float(m.group(2))) if hit is not None else None
+            # Several slices of one size (MaxText's multislice, "32x v5e-256"; Marin 8B's "2x v5e-256"): their cores.
+            slices = int(m.group("slices")) if m.group("slices") else 1
+            return (hit, float(m.group(3)) * slices) if hit is not None and slices >= 1 else None
         m = _TPU_CORES.match(str(text))
         if m and (hit := self.lookup(f"TPU {m.group(2)}")) is not None:
             return hit, float(m.group(1).replace(",", ""))

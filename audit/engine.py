@@ -30,11 +30,12 @@ from audit.config import Config
 from audit.findings import SEVERITIES, SEVERITY_RANK, FindingsPart, findings_part, findings_table, object_array
 from audit.quantities import (ADAPTER_METHODS, BY_NAME, CLUSTER_FROM_CHIP, GATED_MLP, INPUT_QUANTITIES,
                               PER_CHIP_SCOPE, RECOMPUTE_ALIASES)
-from audit.rules import (FULL_RECOMPUTE, RULES, RelationRule, relation_rules, rules_of_stage,
+from audit.rules import (FULL_RECOMPUTE, RULES, RelationRule, ValueIsABound, relation_rules, rules_of_stage,
                          severity_codes_of_offset)
 from audit.significance import log_half_widths, log_half_widths_of_numbers
 from audit.state import (CATALOG, CLAIMED, DERIVED, NO_SOURCE, Prefill, WorkState, effective_params,
                          refresh_effective, source_code, source_frame, text_codes, write_cells)
+from audit.units import bound_of
 
 #: Quantities the engine works with: the inputs, internal helpers and the derived-only ones.
 WORK_COLUMNS: tuple[str, ...] = (*INPUT_QUANTITIES, "n_eff", "catalog_peak", "memory_per_chip", "flops_per_token",
@@ -649,6 +650,48 @@ def disagreements(state: WorkState) -> np.ndarray:
     return bad
 
 
+def stated_directions(state: WorkState, names: list[str]) -> np.ndarray | None:
+    """Which stated figures the claims write as a bound (V011: "up to 112", "over 2T tokens", "< 400K GPU-hours"),
+    rows × ``names``: -1 where the value is at most the figure written, +1 at least, 0 exact; None when no figure
+    of these claims is a bound (most batches: nothing more to do). Read from the cells V011 found, a few."""
+    readings = state.claims.readings
+    if not len(readings):
+        return None
+    said = ValueIsABound.cells(readings)
+    if not len(said):
+        return None
+    at = {c: j for j, c in enumerate(names)}
+    out = np.zeros((len(state.claims), len(names)), dtype=np.int8, order="F")
+    for name, group in said.groupby("field", sort=False):
+        if name not in at or not state.claims.has_text(str(name)):
+            continue
+        rows = group["row"].to_numpy(dtype=np.intp)
+        kinds = [bound_of(t) for t in state.claims.text_of(str(name)).to_numpy(dtype=object)[rows]]
+        out[rows, at[str(name)]] = [-1 if k == "upper" else 1 if k == "lower" else 0 for k in kinds]
+    if state.rows is not None:
+        out = out[state.rows]
+    for name, j in at.items():  # a figure no longer stated (the outlier search left it out) bounds nothing
+        if out[:, j].any():
+            out[~state.stated(name), j] = 0
+    return out if out.any() else None
+
+
+#: A figure bounded both ways by what it was derived from ("at most" one input, "at least" another): any value.
+UNBOUNDED = 2
+
+
+def combined_directions(directions: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """Per row, which way a sum Σ s_i · ln x_i may be off from the one the figures written give, when each x_i may
+    be off its way (``directions``, rows × terms: -1 lower, +1 higher, 0 exact, :data:`UNBOUNDED` either) and
+    ``signs`` (rows × terms, or terms) gives each term's sign: -1, +1, 0, or UNBOUNDED (terms of both ways)."""
+    free = (directions == UNBOUNDED).any(axis=1)
+    ways = np.where(directions == UNBOUNDED, 0, directions) * np.sign(signs)
+    up, down = (ways > 0).any(axis=1), (ways < 0).any(axis=1)
+    out = np.where(up, 1, np.where(down, -1, 0)).astype(np.int8)
+    out[free | (up & down)] = UNBOUNDED
+    return out
+
+
 def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
                collect: Callable[[type[RelationRule], np.ndarray, "_Check"], None],
                undo: list[_Undo] | None = None, done: np.ndarray | None = None) -> None:
@@ -681,6 +724,8 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
         precision=pd.DataFrame(precision, index=state.q.index, columns=names, dtype=float, copy=False))
     source = _codes(state.source, names)
     how = _objects(state.how, names)
+    # Figures written as bounds, and those derived from them: which way each value may be off (stated_directions).
+    direction = stated_directions(state, names)
     # F per token from an architecture (attention counted): set before the relations, which never write it.
     architecture_f = np.isin(how[:, at["flops_per_token"]], list(F.ARCHITECTURE_CONVENTIONS))
     # The cells a claim states: the state's masks hold for the whole loop, since the relations write only cells
@@ -799,6 +844,9 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
                 weights = np.abs(exps[None, :] / exps[t][:, None])
                 weights[np.arange(len(rows)), t] = 0.0
                 solved_precision = (weights * _gather(precision, rows, cols)).sum(axis=1)
+                # x_t = Π x_i^(-e_i/e_t): a bound among the x_i bounds x_t, turned by the sign of -e_i/e_t.
+                solved_direction = None if direction is None else combined_directions(
+                    _gather(direction, rows, cols), -exps[None, :] * exps[t][:, None])
                 ok = np.isfinite(solved) & (solved > 0)
                 for j, col in enumerate(cols):
                     this = (t == j) & ok
@@ -809,6 +857,9 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
                     q[sel, col] = solved[this]
                     shadow[sel, shadow_at[col]] = solved_shadow[this]
                     precision[sel, col] = solved_precision[this]
+                    if solved_direction is not None:
+                        assert direction is not None
+                        direction[sel, col] = solved_direction[this]
                     mark(sel, int(col), rule.derived_source, rule.code)
                     version[sel] += 1
                     if j == plan.n_eff_at:  # a solved N fills the parameter count (there was neither a total
@@ -816,6 +867,8 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
                         q[sel, params_at] = q[sel, n_eff_col]
                         shadow[sel, shadow_at[params_at]] = shadow[sel, shadow_at[n_eff_col]]
                         precision[sel, params_at] = precision[sel, n_eff_col]
+                        if direction is not None:
+                            direction[sel, params_at] = direction[sel, n_eff_col]
                         mark(sel, params_at, "derived", rule.code)
                 used[rule.code][rows] = True
                 changed = True
@@ -843,8 +896,12 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
                 signatures[rows, recorded[rows]] = signature
                 recorded[rows] += 1
                 if len(rows):
+                    bounded = None
+                    if direction is not None:  # Σ e_i · ln x_i may be off the way its bounded terms are
+                        bounded = np.zeros(n, dtype=np.int8)
+                        bounded[rows] = combined_directions(_gather(direction, rows, cols), exps)
                     collect(rule, rows, _Check(q, precision, at, claimed, config, upper, lower, plan.assumed,
-                                               architecture_f))
+                                               architecture_f, bounded))
             idle = candidates[~used[rule.code][candidates]]  # looked at, neither derived nor checked
             seen[rule.code][idle] = version[idle]
         if not changed:
@@ -883,6 +940,9 @@ class _Check:
     assumed: np.ndarray | None = None
     #: Rows whose F per token comes from an architecture (attention counted), on every row of the arrays.
     architecture_f: np.ndarray | None = None
+    #: Which way the relation's left-hand side may be off, where it holds a figure written as a bound or derived
+    #: from one (combined_directions), on every row of the arrays; None: no such figure.
+    bounded: np.ndarray | None = None
 
     def findings(self, rule: type[RelationRule], rows: np.ndarray) -> FindingsPart:
         """One finding per row: the subject quantity (the first the claim states), its value and the expected
@@ -899,13 +959,14 @@ class _Check:
                          None if self.upper is None else self.upper[rows],
                          None if self.lower is None else self.lower[rows],
                          None if self.assumed is None else self.assumed[rows],
-                         None if self.architecture_f is None else self.architecture_f[rows])
+                         None if self.architecture_f is None else self.architecture_f[rows],
+                         None if self.bounded is None else self.bounded[rows])
 
 
 def _verdicts(rule: type[RelationRule], rows: np.ndarray, q: np.ndarray, precision: np.ndarray,
               at: Mapping[str, int], is_claimed: Callable[[str], np.ndarray], config: Config,
               upper: np.ndarray | None, lower: np.ndarray | None, assumed: np.ndarray | None = None,
-              architecture_f: np.ndarray | None = None
+              architecture_f: np.ndarray | None = None, bounded: np.ndarray | None = None
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """:meth:`_Check.verdicts` (``upper``, ``lower``, ``assumed`` and ``architecture_f`` on ``rows`` only)."""
     cols = list(rule.relation.quantities)
@@ -981,6 +1042,17 @@ def _verdicts(rule: type[RelationRule], rows: np.ndarray, q: np.ndarray, precisi
         if reached.any():
             severity = np.where(reached, SEVERITY_RANK["warning"], severity)
             detail = np.where(reached, "upper-bound-reached", detail)
+            has_detail = True
+    if bounded is not None and bounded.any():
+        # A figure written as a bound ("up to 112 GPUs"), or derived from one: the true left-hand side lies on one
+        # side of the one written (+1: above it), so a left-hand side below zero there is consistent, however far
+        # (INTELLECT-1: "up to 112" H100s for 42 days and 1T tokens imply an MFU of at least 14.9 %; it states
+        # 36.2-41.4 %). Bounded both ways, any is.
+        within = (severity != ok) & (((bounded == 1) & (lhs < 0)) | ((bounded == -1) & (lhs > 0))
+                                     | (bounded == UNBOUNDED))
+        if within.any():
+            severity = np.where(within, ok, severity)
+            detail = np.where(within, "stated-bound", detail)
             has_detail = True
     if assumed is not None:
         # A compute estimated from the hardware at an assumed utilization u (its notes): off from the right-hand

@@ -372,6 +372,23 @@ def _ratio_tolerance_text(rule: type[Rule], config: Config) -> str:
     return text
 
 
+def _bounds_text(result: "AuditResult", row: int) -> str:
+    """Words for a relation that holds only as an inequality on a claim (detail ``stated-bound``): the figures it
+    writes as bounds ("up to 112"), as written."""
+    from audit.units import bound_of  # pandas and pyarrow: not for the light commands (rules, hardware)
+
+    said = []
+    for name in result.claims.stated_text.columns:
+        text = result.cell("text", row, name)
+        kind = bound_of(text)
+        if kind is not None and result.cell("source", row, name) == "claimed":
+            which = "an upper" if kind == "upper" else "a lower"
+            said.append(f"{label(name)} as {which} bound ({str(text).strip()!r})")
+    what = " and ".join(said) if said else "a figure as a bound"
+    return (f"the claim writes {what}, so the relation holds only as an inequality, which these figures satisfy "
+            f"(off the other way, they would not)")
+
+
 class RelationRule(Rule):
     """A rule made of one relation: derives the one unknown quantity or checks a fully known claim."""
 
@@ -525,7 +542,9 @@ class RelationRule(Rule):
         r = claimed / expected if expected else float("nan")
         # An ok beyond 1.25x is the tolerance's doing, not agreement: the words say so (C001 accepts 2x).
         loose = f["severity"] == "ok" and f["detail"] is None and abs(math.log(r)) > _AGREES if r > 0 else False
-        verb = "is within the tolerance of" if loose else "agrees with" if f["severity"] == "ok" else "differs from"
+        bound = f["detail"] == "stated-bound"
+        verb = "is within the tolerance of" if loose else "is consistent with" if bound else \
+            "agrees with" if f["severity"] == "ok" else "differs from"
         ties, via = cls._ties_words(result, row, subject)
         head = (f"{label(subject)} {fmt.value(subject, claimed)} ({what}) {verb} {fmt.value(subject, expected)} "
                 f"implied by {cls.formula}")
@@ -536,6 +555,8 @@ class RelationRule(Rule):
             text = f"{head}, which ties the stated {ties} (ratio {fmt.ratio(r)})"
         if f["detail"] == "within-precision":
             text += "; " + cls._precision_text(result, row)
+        if bound:
+            text += "; " + _bounds_text(result, row)
         if loose:
             ok_tol = result.config.tolerance(cls.code)[0]
             goodput = cls.goodput_quantity and result.config.goodput.get(cls.code)
@@ -1497,6 +1518,11 @@ class HardwareFlopsReading(Rule):
         stated = fmt.value("achieved_flops_per_chip", float(f["claimed"]))
         head = f"the stated {stated} per chip is read as hardware FLOPs (the recomputed forward pass counted)"
         if f["detail"] == "hfu":
+            hfu, mfu = (float(result.cell("q", row, name)) for name in ("hfu", "mfu"))
+            if math.isclose(hfu, mfu, rel_tol=1e-9):  # llm-foundry's rows without activation checkpointing
+                return (f"the stated {stated} per chip is read as hardware FLOPs: the claim states an HFU, equal to "
+                        f"its MFU ({fmt.percent(hfu)} %: nothing recomputed), so its hardware and model FLOPs are "
+                        f"the same")
             return f"{head}: the claim states an HFU"
         if f["detail"] == "recompute":
             mode = result.cell("architecture", row, "recompute_mode")
@@ -2868,8 +2894,10 @@ class ValueIsABound(ValueNotUsed):
 
     **Why it matters.** A check that uses a bound tests the figure it names, not the value: with "less than 3K
     GPU-weeks" of accelerator time, the MFU derived from it is a lower bound (Snowflake Arctic: 19.9 % or
-    more), and an agreement or a disagreement holds only in the bound's direction. No qualifier is dropped
-    without a word.
+    more), and an agreement or a disagreement holds only in the bound's direction: a relation that compares a
+    bound, or a figure derived from one, is judged as an inequality (INTELLECT-1: "up to 112" H100 for 42 days
+    put a floor of 14.9 % under its MFU, and its stated 36.2-41.4 % is above it: consistent). No qualifier is
+    dropped without a word.
 
     **Example.** ``chip_hours: "less than 3K GPU weeks"``: read as 504,000 chip-hours, said so. Nemotron-4 340B's
     MFU "41-42%": read as 41.5 % ± 0.5, said so (it made the claim invalid, "unknown unit '-42%'").
@@ -2882,6 +2910,12 @@ class ValueIsABound(ValueNotUsed):
     code = "V011"
     name = "value-is-a-bound"
     formula = "figure written as a bound: read as the number written"
+
+    @classmethod
+    def cells(cls, readings: "pd.DataFrame") -> "pd.DataFrame":
+        """The readings (row, field, message) of the cells this rule reports: figures written as a bound or a
+        range. The engine reads which way each bound goes from the cell (:func:`audit.units.bound_of`)."""
+        return readings[readings["rule"].to_numpy(dtype=object) == cls.code]
 
 
 class DatasetUnit(Rule):

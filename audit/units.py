@@ -496,7 +496,13 @@ _PLURAL_MODEL_RE = re.compile(r"(?!e)[a-z]{1,3}\d{3,4}[a-z]?s?")
 _EXPERTS_TIMES_SIZE_RE = re.compile(r"^\s*[x×]\s*[0-9]+(?:\.[0-9]+)?\s*[kmbt]\b", re.IGNORECASE)
 
 
+#: Gigatokens, as TII writes its token counts ("~ 5,500 GT": Falcon Mamba 7B's model card; "gigatokens").
+_GIGATOKENS_RE = re.compile(r"(?:GT|gtok(?:en)?s?|giga[\s-]?tok(?:en)?s?)(?=\s|$)", re.IGNORECASE)
+
+
 def _unit_count(rest: str) -> _Scale:
+    if (giga := _GIGATOKENS_RE.match(rest)) is not None and (giga.group(0) != "gt"):  # "gt" alone: no such unit
+        return (9, 1, 1) if not rest[giga.end():].strip() else _unit_count(f"B tokens{rest[giga.end():]}")
     exp, rest = _count_scale(rest, _COUNT_SCALE_RE)
     toks = _tokens(rest)
     if not toks:

@@ -91,6 +91,22 @@ def test_a_slice_name_with_the_word_tpu_joined_to_it_is_a_slice(name):
     assert not [f for f in c["findings"] if f["rule"] == "H001"]
 
 
+@pytest.mark.parametrize(("name", "chips"), [
+    ("1x v5p-128", 64),  # MaxText's v5p table: one slice of 128 TensorCores, 2 per chip
+    ("32x v5e-256", 32 * 256),  # MaxText's v5e table: 32 slices of 256 chips (1 TensorCore each)
+    ("1x v4-128", 64),
+    ("2x v5e-256", 512),  # Marin 8B's retrospective: "2x v5e-256, configured using multislice"
+    ("2 x TPU v5e-256", 512),
+])
+def test_several_slices_of_one_size_are_their_cores(name, chips):
+    """Multislice training (Google Cloud TPU docs) writes a count of slices before the slice name: those were unknown
+    accelerators (H001, "no close match") in MaxText's own tables, while "v5p-128" alone was read. The chips: slices
+    × TensorCores per slice / TensorCores per chip (v4 and v5p: 2; v5e: 1)."""
+    c = one({"id": "multislice", "hardware": name})
+    assert c["quantities"]["chips"]["value"] == chips
+    assert not [f for f in c["findings"] if f["rule"] == "H001"]
+
+
 def test_cores_counted_as_chips_is_a_warning():
     c = one({"id": "slice", "hardware": "v4-2048", "chips": 2048})
     f = [f for f in c["findings"] if f["rule"] == "H003"]
@@ -159,6 +175,20 @@ def test_a_rate_that_is_the_stated_mfu_of_the_peak_stays_model_flops(extra):
         assert c["status"] == "pass", [f["message"] for f in c["findings"] if f["severity"] != "ok"]
         assert c["quantities"]["achieved_flops_per_chip"]["source"] == "claimed"
         assert c["quantities"]["achieved_flops_per_chip"]["value"] == pytest.approx(421.3e12)
+
+
+def test_a_rate_read_as_hardware_flops_beside_an_hfu_equal_to_the_mfu_says_nothing_was_recomputed():
+    """llm-foundry's MPT-13B on 64 H100 without activation checkpointing: MFU and HFU both 39.86 %, "Model TFLOP"
+    394.4 (0.3986 x 989.4 = 394.4). The stated HFU makes C015 read the rate as hardware FLOPs, which here equal
+    the model FLOPs; its words said "(the recomputed forward pass counted)", which the row contradicts."""
+    assert 0.3986 * 989.4 == pytest.approx(394.4, abs=0.05)
+    c = to_json(check_records([{"id": "mpt-13b", "params": 12_853_954_560, "hardware": "H100 80GB",
+                                "precision": "bf16", "chips": 64, "mfu": "39.86%", "hfu": "39.86%",
+                                "achieved_flops_per_chip": "394.4 TFLOP/s", "activation_recompute": "none"}]))
+    claim = c["claims"][0]
+    c015 = [f["message"] for f in claim["findings"] if f["rule"] == "C015"]
+    assert claim["status"] == "pass" and len(c015) == 1
+    assert "recomputed forward pass counted" not in c015[0] and "nothing recomputed" in c015[0]
 
 
 def test_a_throughput_mfu_gap_is_attention_without_an_architecture_and_a_slip_with_one():

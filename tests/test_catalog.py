@@ -525,6 +525,19 @@ def test_nodes_of_unknown_size_around_a_name_read_the_accelerator_not_the_count(
     assert not [f for f in claim["findings"] if f["rule"] == "H001"]
 
 
+def test_nodes_of_unknown_size_beside_a_chip_count_are_not_said():
+    """A team's run sheet writes the node type ("8xH100 nodes") and the GPUs in a column of their own: the chips are
+    given, so the note that the hardware text's count is not read as chips (V003) was noise on every such row (38
+    honest rows of 720). Without a chip count it is said, as before."""
+    from audit.api import check_records, to_json
+
+    given, alone = to_json(check_records([{"id": "a", "hardware": "8xH100 nodes", "params": "7B", "chips": 64},
+                                          {"id": "b", "hardware": "8xH100 nodes", "params": "7B"}]))["claims"]
+    assert given["quantities"]["chips"]["value"] == 64
+    assert not [f for f in given["findings"] if f["rule"] == "V003"]
+    assert [f["rule"] for f in alone["findings"] if f["rule"] == "V003"] == ["V003"]
+
+
 @pytest.mark.parametrize("text, accel", [
     ("H100s", "h100-sxm5-80gb"), ("NVIDIA H100s", "h100-sxm5-80gb"), ("A100s", "a100-sxm4-80gb"),
     ("L40S", "l40s"),  # a name that ends in S is itself: NVIDIA's L40S is not a plural of the L40
@@ -532,3 +545,14 @@ def test_nodes_of_unknown_size_around_a_name_read_the_accelerator_not_the_count(
 ])
 def test_a_plural_model_number_is_the_model(catalog, text, accel):
     assert catalog.lookup(text).id == accel
+
+
+@pytest.mark.parametrize("name", ["DGX-GB200", "DGX GB200", "NVIDIA DGX GB200"])
+def test_a_dgx_gb200_is_a_gb200(catalog, name):
+    """NVIDIA's NeMo performance tables name the system "DGX-GB200" (as "DGX-H100" and "DGX-B200", which were read):
+    an unknown accelerator whose close matches were the B200 and H200, not the GB200. The peak per Blackwell GPU
+    of a GB200: 2,500 TFLOP/s dense BF16 (NVIDIA's GB200 NVL72 specification table, 2025 revision: 5 PFLOP/s
+    "with sparsity", halved)."""
+    accel = catalog.lookup(name)
+    assert accel is not None and accel.id == "gb200"
+    assert accel.peak_flops("bf16") == pytest.approx(2.5e15, rel=1e-12)

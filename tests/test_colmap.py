@@ -92,6 +92,32 @@ def test_a_map_that_cannot_be_used_names_the_file_and_the_key(tmp_path, text, su
     assert expected in str(info.value), info.value
 
 
+def test_a_map_may_only_keep_descriptive_columns(tmp_path):
+    """A team that only wants its descriptive columns kept without the unread-column warning writes a map of
+    ``keep`` alone: it was refused ("'columns' is a required property")."""
+    (tmp_path / "keep.toml").write_text('keep = ["Owner", "Ticket"]\n', encoding="utf-8")
+    path = tmp_path / "runs.csv"
+    path.write_text("id,params,tokens,Owner,Ticket\na,7B,1.4T,ann,OPS-1\n", encoding="utf-8")
+    result = check([str(path)], columns=str(tmp_path / "keep.toml"))
+    assert result.claims.unread_columns == []
+    assert to_json(result)["claims"][0]["extra"] == {"Owner": "ann", "Ticket": "OPS-1"}
+    (tmp_path / "empty.toml").write_text('name = "nothing"\n', encoding="utf-8")
+    with pytest.raises(LoadError):  # neither columns nor keep: no map
+        load_column_map(tmp_path / "empty.toml")
+
+
+def test_a_header_of_the_map_that_the_file_lacks_is_said(tmp_path):
+    """A misspelled header in a map ("Jobb" for the file's "Job") was accepted without a word, its column left
+    unread: the note names it, per file."""
+    (tmp_path / "map.toml").write_text('[columns]\nJobb = "id"\n"N (B)" = "params"\n', encoding="utf-8")
+    path = tmp_path / "runs.csv"
+    path.write_text("Job,N (B),tokens\nj1,7,1.4T\n", encoding="utf-8")
+    result = check([str(path)], columns=str(tmp_path / "map.toml"))
+    said = [m for _, m in result.claims.notes if "does not have" in m]
+    assert len(said) == 1 and said[0].endswith("map.toml) names 1 column this file does not have: 'Jobb'")
+    assert [c for _, c, _ in result.claims.unread_columns] == ["Job"]
+
+
 def test_the_command_line_reports_a_bad_map_with_exit_2(tmp_path, cli_run):
     (tmp_path / "map.toml").write_text('[columns]\n"n" = "gpus"\n', encoding="utf-8")
     res = cli_run("check", str(_runs_csv(tmp_path)), "--columns", str(tmp_path / "map.toml"))

@@ -440,3 +440,28 @@ def test_chips_counted_in_the_hardware_text_say_so_not_the_mix_formula():
     chips = doc["claims"][0]["quantities"]["chips"]
     assert chips["value"] == 768 * 8
     assert chips["how"] == "H004: the count in the hardware text '768 DGX H100 nodes' = 6,144"
+
+
+@pytest.mark.parametrize(("chips", "mfu", "tokens", "status"), [
+    ("up to 112", "36.2-41.4%", "1T", "pass"),  # as INTELLECT-1 states it: the MFU is above its floor
+    ("up to 112", "10%", 1e12, "warn"),  # below the floor that at most 112 GPUs set
+    ("at least 112", "38.8%", 1e12, "warn"),  # at least 112 GPUs: the MFU is at most 14.9 %
+    ("at least 112", "10%", 1e12, "pass"),
+    ("up to 112", "38.8%", "over 1000000000000", "pass"),  # more tokens, fewer GPUs: both raise the MFU's floor
+    ("112", "38.8%", 1e12, "warn"),  # no bound: an equality, 2.6x off
+])
+def test_a_figure_written_as_a_bound_makes_its_checks_inequalities(chips, mfu, tokens, status):
+    """INTELLECT-1 (Jaghouar et al. 2024, arXiv:2412.01152: 10B parameters, 1T tokens, "36.2-41.4% model FLOPS
+    utilization"; Prime Intellect: "up to 112 H100 GPUs", 42 days) was flagged: C003 compared 38.8 % with the
+    MFU that exactly 112 GPUs for 42 days give. By hand: C = 6 x 10e9 x 1e12 = 6e22 FLOP; 112 x 42 x 86,400 s x
+    989.4e12 FLOP/s = 4.021e23; 6e22 / 4.021e23 = 14.9 %. At most 112 GPUs make that a floor on the MFU; at least
+    112 a ceiling. A figure derived from a bound is a bound (the GPU-hours here), turned by the relation's signs."""
+    assert 6 * 10e9 * 1e12 / (112 * 42 * 86_400 * 989.4e12) == pytest.approx(0.1492, abs=5e-5)
+    result = check_records([{"id": "intellect-1", "params": "10 billion", "tokens": tokens, "hardware": "H100",
+                             "chips": chips, "wall_clock_days": 42, "mfu": mfu}])
+    claim = to_json(result)["claims"][0]
+    assert claim["status"] == status
+    c003 = [f for f in claim["findings"] if f["rule"] == "C003"]
+    assert len(c003) == 1 and c003[0]["expected"] == pytest.approx(0.1492, abs=5e-4)
+    if status == "pass":
+        assert "holds only as an inequality" in c003[0]["message"]

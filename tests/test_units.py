@@ -64,6 +64,9 @@ COUNTS = [
     ("175b", "count", 175e9),
     ("175 bn", "count", 175e9),
     ("1.4T tokens", "count", 1.4e12),
+    ("~ 5,500 GT", "count", 5.5e12),  # gigatokens, as TII writes them (Falcon Mamba 7B's model card)
+    ("5,500 GT tokens", "count", 5.5e12),
+    ("300 gigatokens", "count", 300e9),
     ("1.4 T tokens", "count", 1.4e12),
     ("70B parameters", "count", 70e9),
     ("65.2B params", "count", 65.2e9),

@@ -144,7 +144,7 @@ def column_map_from_data(data: Any, origin: str, validate: bool = True) -> Colum
             raise LoadError(origin, f"{_key_path(error.absolute_path)}: {error.message}")
     columns: dict[str, tuple[str, str | None]] = {}
     headers: dict[str, str] = {}
-    for header, spec in data["columns"].items():
+    for header, spec in data.get("columns", {}).items():  # a map may only keep columns (no "columns")
         fld, unit = (spec["field"], spec.get("unit")) if isinstance(spec, dict) else (spec, None)
         key = header_key(header)
         if not key:

@@ -676,11 +676,12 @@ def normalize(raw: RawTable) -> Claims:
                     read[name] = read[name]._replace(present=read[name].present & ~held)
                     arrows.pop(name, None)  # no longer its cells
                 # A count of systems of a size the text does not give ("H100 (96 nodes)"): the accelerator is read,
-                # the count is not (no chips), and that is said rather than dropped.
+                # the count is not (no chips), and that is said rather than dropped, unless the claim gives its
+                # chips ("8xH100 nodes" beside a GPU count: a team's sheet said it on 38 honest rows of 720).
                 said = info_a[:, j]
                 systems = (_map_distinct(arrows[name], uncounted_systems) if name in arrows
                            else map_unique(pd.Series(said, dtype=object), uncounted_systems).to_numpy(dtype=object))
-                counted = pd.notna(systems)
+                counted = pd.notna(systems) & np.isnan(value_a[:, INPUT_QUANTITIES.index("chips")])
                 if counted.any():
                     add_reading(counted, name, [
                         f"Hardware written {str(t).strip()!r}: its count of {n} is not read as accelerators (how "

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from audit.claims import RawTable
-from audit.reading.colmap import MapChoice
+from audit.reading.colmap import MapChoice, header_key
 from audit.reading.common import printable
 from audit.reading.errors import LoadError
 from audit.reading.fields import canonical_columns
@@ -151,6 +151,18 @@ def mapped_columns(raw: RawTable, file: str, maps: MapChoice | None, per_row: bo
     if recognised is not None:
         raw.notes.append((file, f"read with the built-in column profile {recognised.name!r} "
                                 f"({recognised.description}), recognised from its header (--profile none: without)"))
+    if maps is not None and maps.columns is not None:
+        # A header of your map that the file does not have: most likely a misspelling, which would leave the
+        # column it meant unread (a profile's headers are many, and files have some of them: not said).
+        have = {header_key(str(c)) for c in raw.frame.columns}
+        yours = maps.columns
+        missing = [yours.headers.get(k, k) for k in yours.columns if k not in have] + \
+            sorted(k for k in yours.keep if k not in have)
+        if missing:
+            shown = ", ".join(repr(h) for h in missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5
+                                                                else "")
+            raw.notes.append((file, f"the column map ({yours.origin}) names {len(missing)} column"
+                                    f"{'s' if len(missing) != 1 else ''} this file does not have: {shown}"))
     return canonical_columns(raw, file, per_row=per_row, require_known=True, columns=cmap)
 
 
