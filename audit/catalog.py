@@ -289,6 +289,9 @@ class Catalog:
         ``MI400``). ``GTX 1080 Ti`` never suggests an H100, and a name whose series no catalog row shares
         (``Graphcore IPU``, ``CPU``, a bare ``3090``) gets no suggestion.
         """
+        within = self._names_within(name)
+        if within:  # a sentence naming a known part ("on average 1024 A100 40GB GPUs in 128 p4d instances")
+            return within[:n]
         key = normalize_name(name)
         series = _series(key)
         families = self._series_families().get(series, frozenset())
@@ -308,6 +311,24 @@ class Catalog:
             if display not in seen:
                 seen.append(display)
         return seen[:n]
+
+    def _names_within(self, text: str) -> list[str]:
+        """Display names of the catalog parts that a longer text (three words or more) names within it, the longest
+        names first: Falcon2-11B's card writes its hardware as "on average 1024 A100 40GB GPUs in 128 p4d
+        instances", which no name matches whole (and whose close matches by spelling were none)."""
+        words = re.findall(r"[A-Za-z0-9][A-Za-z0-9.\-]*", str(text))
+        if len(words) < 3:
+            return []
+        found: list[str] = []
+        for size in (4, 3, 2, 1):
+            for i in range(len(words) - size + 1):
+                window = " ".join(words[i:i + size])
+                if not any(c.isdigit() for c in window):  # a part's name has a model number ("A100", "v4")
+                    continue
+                hit = self.lookup(window)
+                if hit is not None and hit.name not in found:
+                    found.append(hit.name)
+        return found
 
     def _series_families(self) -> dict[str, frozenset[str]]:
         """Product series (leading letters of a normalized name) -> the families of the rows named so."""

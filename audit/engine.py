@@ -30,8 +30,8 @@ from audit.config import Config
 from audit.findings import SEVERITIES, SEVERITY_RANK, FindingsPart, findings_part, findings_table, object_array
 from audit.quantities import (ADAPTER_METHODS, BY_NAME, CLUSTER_FROM_CHIP, GATED_MLP, INPUT_QUANTITIES,
                               PER_CHIP_SCOPE, RECOMPUTE_ALIASES)
-from audit.rules import (FULL_RECOMPUTE, RULES, RelationRule, ValueIsABound, relation_rules, rules_of_stage,
-                         severity_codes_of_offset)
+from audit.rules import (FULL_RECOMPUTE, HFU_AS_MFU_FIT, RULES, RelationRule, ValueIsABound, relation_rules,
+                         rules_of_stage, severity_codes_of_offset)
 from audit.significance import log_half_widths, log_half_widths_of_numbers
 from audit.state import (CATALOG, CLAIMED, DERIVED, NO_SOURCE, Prefill, WorkState, effective_params,
                          refresh_effective, source_code, source_frame, text_codes, write_cells)
@@ -41,6 +41,10 @@ from audit.units import bound_of
 WORK_COLUMNS: tuple[str, ...] = (*INPUT_QUANTITIES, "n_eff", "catalog_peak", "memory_per_chip", "flops_per_token",
                                  "recompute_factor", "tokens_per_param", "training_state_bytes", "min_chips_memory",
                                  "throughput_per_chip")
+
+#: How a recomputation factor read from the claim's own recomputation mode is noted (without, with the
+#: architecture's terms); C015 notes the factor it assumes otherwise.
+RECOMPUTE_STATED_HOWS: tuple[str, str] = ("recompute", "recompute (architecture)")
 
 #: Quantities that only ever come from the catalog or the architecture (never solved for).
 CATALOG_ONLY: frozenset[str] = frozenset({"catalog_peak", "memory_per_chip", "flops_per_token", "recompute_factor"})
@@ -728,6 +732,8 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
     direction = stated_directions(state, names)
     # F per token from an architecture (attention counted): set before the relations, which never write it.
     architecture_f = np.isin(how[:, at["flops_per_token"]], list(F.ARCHITECTURE_CONVENTIONS))
+    # A recomputation factor from the claim's own recomputation mode (not one C015 assumed).
+    recompute_stated = np.isin(how[:, at["recompute_factor"]], list(RECOMPUTE_STATED_HOWS))
     # The cells a claim states: the state's masks hold for the whole loop, since the relations write only cells
     # with no value, which no claim states, and never write CLAIMED (RelationRule.derived_source).
     claimed = view.stated
@@ -901,7 +907,7 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
                         bounded = np.zeros(n, dtype=np.int8)
                         bounded[rows] = combined_directions(_gather(direction, rows, cols), exps)
                     collect(rule, rows, _Check(q, precision, at, claimed, config, upper, lower, plan.assumed,
-                                               architecture_f, bounded))
+                                               architecture_f, bounded, recompute_stated))
             idle = candidates[~used[rule.code][candidates]]  # looked at, neither derived nor checked
             seen[rule.code][idle] = version[idle]
         if not changed:
@@ -943,6 +949,8 @@ class _Check:
     #: Which way the relation's left-hand side may be off, where it holds a figure written as a bound or derived
     #: from one (combined_directions), on every row of the arrays; None: no such figure.
     bounded: np.ndarray | None = None
+    #: Rows whose recomputation factor comes from the claim's own recomputation mode, on every row of the arrays.
+    recompute_stated: np.ndarray | None = None
 
     def findings(self, rule: type[RelationRule], rows: np.ndarray) -> FindingsPart:
         """One finding per row: the subject quantity (the first the claim states), its value and the expected
@@ -960,13 +968,15 @@ class _Check:
                          None if self.lower is None else self.lower[rows],
                          None if self.assumed is None else self.assumed[rows],
                          None if self.architecture_f is None else self.architecture_f[rows],
-                         None if self.bounded is None else self.bounded[rows])
+                         None if self.bounded is None else self.bounded[rows],
+                         None if self.recompute_stated is None else self.recompute_stated[rows])
 
 
 def _verdicts(rule: type[RelationRule], rows: np.ndarray, q: np.ndarray, precision: np.ndarray,
               at: Mapping[str, int], is_claimed: Callable[[str], np.ndarray], config: Config,
               upper: np.ndarray | None, lower: np.ndarray | None, assumed: np.ndarray | None = None,
-              architecture_f: np.ndarray | None = None, bounded: np.ndarray | None = None
+              architecture_f: np.ndarray | None = None, bounded: np.ndarray | None = None,
+              recompute_stated: np.ndarray | None = None
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """:meth:`_Check.verdicts` (``upper``, ``lower``, ``assumed`` and ``architecture_f`` on ``rows`` only)."""
     cols = list(rule.relation.quantities)
@@ -1008,11 +1018,31 @@ def _verdicts(rule: type[RelationRule], rows: np.ndarray, q: np.ndarray, precisi
 
     ok = SEVERITY_RANK["ok"]
     severity = judge(slack)
+    if side is not None and recompute_stated is not None and (side & recompute_stated).any():
+        # Accepted only as goodput, at the claim's own recomputation factor r (full: 4/3): its "MFU" likely
+        # counts the recomputed forward pass, an HFU quoted as MFU (the slip the goodput allowance would hide;
+        # a team's run sheet: MFU 50.7 % with full recomputation, 38.0 % implied, 1.33x). A warning, since a
+        # goodput of 1/r explains it too, which its words say.
+        r = q[rows, at["recompute_factor"]]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            to_r = np.abs(np.log(ratio / r))
+        as_hfu = side & recompute_stated & (r > 1) & (severity == ok) & (off > math.log(ok_tol) + slack) & \
+            (to_r <= math.log(HFU_AS_MFU_FIT) + slack)
+        if as_hfu.any():
+            severity = np.where(as_hfu, SEVERITY_RANK["warning"], severity)
+            hfu_as_mfu = as_hfu
+        else:
+            hfu_as_mfu = None
+    else:
+        hfu_as_mfu = None
     # Verdicts that only the precision of the stated figures made better ("1T" tokens is 0.5T-1.5T): the message
     # says so (detail ``within-precision``), so that an "agrees" at a ratio beyond the tolerance is explained.
     rounding = (slack > 0) & (severity != judge(0.0))
     has_detail = bool(rounding.any())
     detail = _text_where(rounding, "within-precision")
+    if hfu_as_mfu is not None:
+        detail = np.where(hfu_as_mfu, "hfu-as-mfu", detail)
+        has_detail = True
     with np.errstate(divide="ignore", invalid="ignore"):
         lhs = np.log(values) @ rule.relation.powers - np.log(rule.relation.constant)
     if rule.weighs_compute_reading:
@@ -1114,8 +1144,8 @@ def architecture(q: pd.DataFrame, claims: Claims, config: Config) -> pd.DataFram
     r_plain = F.recompute_factor(mode.to_numpy(dtype=object))
     use_terms = np.isfinite(r)
     out["recompute_factor"] = np.where(use_terms, r, r_plain)
-    out["recompute_factor_how"] = _text_where(np.isfinite(r_plain), "recompute")
-    out["recompute_factor_how"][use_terms] = "recompute (architecture)"
+    out["recompute_factor_how"] = _text_where(np.isfinite(r_plain), RECOMPUTE_STATED_HOWS[0])
+    out["recompute_factor_how"][use_terms] = RECOMPUTE_STATED_HOWS[1]
     out["recompute_mode"] = mode.to_numpy(dtype=object)
     # One frame of whole columns, made at once (copy=False: each column its own block, no copy).
     return pd.DataFrame({name: pd.Series(values, index=q.index, dtype=object) if values.dtype == object

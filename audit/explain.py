@@ -13,6 +13,7 @@ import math
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -86,30 +87,50 @@ def load_causes() -> tuple[Cause, ...]:
 
 
 def _slip_fits(slips: tuple[tuple[str, str], ...], pairs: tuple[np.ndarray, np.ndarray], pair_of: np.ndarray,
-               log_r: np.ndarray) -> np.ndarray:
+               log_r: np.ndarray, stated: Callable[[str], np.ndarray] | None = None) -> np.ndarray:
     """Findings that a slip (:attr:`Cause.slips`: figure and ``low``/``high``) would push the way they point.
 
     In a relation Σ eᵢ·ln xᵢ = ln k, a figure x_a off by a factor f moves the subject s's ratio claimed/expected by
     f^(e_a/e_s): a compute counted forward-only (3x too low) makes C001's compute ratio 1/3 and C003's MFU ratio 3.
     A finding of a rule whose relation does not hold the figure is not ruled out.
 
+    The first slip the relation holds decides the way (a figure derived from a slipped one moves with it: OPT's
+    compute counted with recomputation makes the MFU derived from it too high). A cause whose slips are
+    alternatives (recomputation: the compute counts it, too high, or the MFU does, an HFU quoted as MFU) also fits
+    the way a slip of another figure the claim states (``stated``: per figure, which findings' claims state it)
+    pushes; a figure no claim states (a catalog peak) adds none.
+
     ``pairs`` holds the distinct (rule, subject) pairs of the findings (rules, subjects), ``pair_of`` each finding's
-    pair (:func:`_pairs`): the sign is worked out once per pair, not per finding."""
-    def expected(rule: str, subject: str) -> float:
-        """The sign a slip pushes the ratio of a (rule, subject) finding; 0: the relation does not hold both."""
+    pair (:func:`_pairs`): the signs are worked out once per pair, not per finding."""
+    def signs(rule: str, subject: str) -> list[tuple[str, float]]:
+        """Each slip the relation holds with the subject and the sign it pushes the ratio (0: either way)."""
         relation = getattr(RULES.get(rule), "relation", None)
         exps = dict(relation.exponents) if relation is not None else {}
+        out = []
         for quantity, way in slips:
             if quantity in exps and subject in exps:
-                if not way:  # the figure, either way
-                    return 0.0
-                sign = -1.0 if way == "low" else 1.0
-                return float(np.sign(sign * exps[quantity] / exps[subject]))
-        return 0.0
+                sign = 0.0 if not way else float(np.sign((-1.0 if way == "low" else 1.0) * exps[quantity]
+                                                         / exps[subject]))
+                out.append((quantity, sign))
+        return out
 
-    want = np.array([expected(r, s) for r, s in zip(*pairs)], dtype=float)[pair_of]
-    return (want == 0.0) | (np.sign(log_r) == want)
-
+    per_pair = [signs(r, s) for r, s in zip(*pairs)]
+    first = np.array([held[0][1] if held else 0.0 for held in per_pair], dtype=float)[pair_of]
+    fits = (first == 0.0) | (np.sign(log_r) == first)
+    if stated is None or not any(len(held) > 1 for held in per_pair):
+        return fits
+    up = np.zeros(len(log_r), dtype=bool)
+    down = np.zeros(len(log_r), dtype=bool)
+    for p, held in enumerate(per_pair):
+        if len(held) < 2:
+            continue
+        at = pair_of == p
+        for quantity, sign in held:
+            said = at & stated(quantity)
+            up |= said & (sign >= 0)
+            down |= said & (sign <= 0)
+    # The first slip as before, or a stated figure's slip that pushes the ratio the way it is.
+    return fits | np.where(log_r > 0, up, np.where(log_r < 0, down, up | down))
 
 def _single_outliers(findings: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
     """For the claims at ``rows``, the one stated figure the outlier search (C009) names as the likely outlier, ""
@@ -234,6 +255,13 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
     fraction = np.array([bool(getattr(BY_NAME.get(str(s)), "fraction", False)) for s in subject_names] + [False],
                         dtype=bool)[subject_of]
     stated_at: dict[str, np.ndarray] = {}
+
+    def stated_figure(name: str) -> np.ndarray:
+        """Which findings' claims state ``name`` (shared with the causes' needs)."""
+        if name not in stated_at:
+            stated_at[name] = evaluation.source[name].cat.codes.to_numpy()[rows] == CLAIMED
+        return stated_at[name]
+
     outlier = _single_outliers(findings, rows)
     for cause in load_causes():
         applies = np.array([code in cause.applies for code in codes], dtype=bool)[which]
@@ -249,7 +277,7 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
         if cause.needs:
             valid &= _needs_met(cause.needs, evaluation, rows, stated_at)
         if cause.slip:
-            valid &= _slip_fits(cause.slips, pairs, pair_of, log_r)
+            valid &= _slip_fits(cause.slips, pairs, pair_of, log_r, stated_figure)
             # The outlier search found the one figure that, left out, lets the rest agree: a slip in another figure
             # cannot be the cause (hours written as days when the chip-hours are the outlier).
             valid &= (outlier == "") | np.isin(outlier, sorted(cause.figures))

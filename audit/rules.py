@@ -557,6 +557,11 @@ class RelationRule(Rule):
             text += "; " + cls._precision_text(result, row)
         if bound:
             text += "; " + _bounds_text(result, row)
+        if f["detail"] == "hfu-as-mfu":
+            factor = float(result.cell("q", row, "recompute_factor"))
+            text += (f"; the claim states activation recomputation (r = {fmt.sig(factor)}) and the ratio is r: the "
+                     f"stated {label(subject)} likely counts the recomputed forward pass (an HFU quoted as MFU), "
+                     f"unless the run's goodput was {fmt.percent(1 / factor)} %")
         if loose:
             ok_tol = result.config.tolerance(cls.code)[0]
             goodput = cls.goodput_quantity and result.config.goodput.get(cls.code)
@@ -969,9 +974,12 @@ class ComputeFromHardware(RelationRule):
 
     Both readings of a stated compute are weighed: when the stated MFU is below the implied one by about the
     recomputation factor (4/3, or the claim's own r), the compute fits as *hardware* FLOPs (the recomputed
-    forward pass counted) and the finding is info, saying so. A compute whose notes build it as a sum of several
-    trainings (``compute_notes``: "1.07e23 + 6.2e22 = 1.69e23") ran only partly on the stated hardware: the
-    relation then bounds it from below only.
+    forward pass counted) and the finding is info, saying so. The other way round, a stated MFU above the implied
+    one that only the goodput allowance accepts, at the claim's own stated recomputation factor (within 3 %:
+    ``HFU_AS_MFU_FIT``), is a warning: an HFU quoted as MFU (a team's sheet: "MFU" 50.7 % with full
+    recomputation, 38.0 % implied, 1.33x), unless the run's goodput was 1/r, as its words say. A compute whose
+    notes build it as a sum of several trainings (``compute_notes``: "1.07e23 + 6.2e22 = 1.69e23") ran only partly
+    on the stated hardware: the relation then bounds it from below only.
 
     **Why it matters.** It ties the model arithmetic to the hardware: a compute figure the hardware could not
     have delivered, or an MFU that the stated GPU-hours contradict, is the heart of most misreports.
@@ -1406,6 +1414,12 @@ class HardwareFromHFU(RelationRule):
 
 #: Full activation recomputation: 4 passes instead of 3 (Narayanan et al. 2021, Sec. 5.1).
 FULL_RECOMPUTE = 4.0 / 3.0
+
+#: How close a stated MFU, accepted only as goodput, must be to r times the implied one to be read as an HFU quoted
+#: as MFU (the claim stating its recomputation): 3 %, the rounding of a utilization written to two digits (38 % is
+#: 37.5-38.5 %, ± 1.3 %) twice over. Full recomputation's 4/3 then spans 1.29x-1.37x: a goodput of 73-77 % would
+#: be flagged too, which the finding's words allow for.
+HFU_AS_MFU_FIT = 1.03
 
 
 class HardwareFlopsReading(Rule):

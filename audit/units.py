@@ -917,6 +917,9 @@ def _read_number(raw: str, kind: str) -> _Number | None:
 
     m = _NUM_RE.match(s)
     if not m or (m.group("int") is None and m.group("frac2") is None):
+        if any(c.isdigit() for c in s):  # "Stage 1 pretraining: 147K H100 hours Stage 2 ...": words first
+            stages = " (the stages of a run: give them as phases)" if len(re.findall(r"\d+", s)) >= 3 else ""
+            raise _error(raw, kind, f"the cell does not start with its figure; write the figure first{stages}")
         raise _error(raw, kind, "no number found")
     sign = m.group("sign")
     int_part = m.group("int")

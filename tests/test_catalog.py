@@ -556,3 +556,12 @@ def test_a_dgx_gb200_is_a_gb200(catalog, name):
     accel = catalog.lookup(name)
     assert accel is not None and accel.id == "gb200"
     assert accel.peak_flops("bf16") == pytest.approx(2.5e15, rel=1e-12)
+
+
+def test_a_sentence_that_names_a_known_part_suggests_it(catalog):
+    """Falcon2-11B's model card writes its hardware as a sentence, "on average 1024 A100 40GB GPUs in 128 p4d
+    instances": not a name the catalog knows whole (H001, rightly), but its close matches were none, though the
+    A100 40GB is named in it. A misspelt name keeps the suggestions of its series."""
+    assert catalog.lookup("on average 1024 A100 40GB GPUs in 128 p4d instances") is None
+    assert catalog.close_matches("on average 1024 A100 40GB GPUs in 128 p4d instances")[0] == "NVIDIA A100 SXM4 40GB"
+    assert "NVIDIA H100 SXM5 80GB" in catalog.close_matches("H1000")

@@ -465,3 +465,30 @@ def test_a_figure_written_as_a_bound_makes_its_checks_inequalities(chips, mfu, t
     assert len(c003) == 1 and c003[0]["expected"] == pytest.approx(0.1492, abs=5e-4)
     if status == "pass":
         assert "holds only as an inequality" in c003[0]["message"]
+
+
+@pytest.mark.parametrize(("mfu", "recompute", "status"), [
+    ("50.7%", "full", "warn"),  # 50.7 / 38.0 = 1.334: r = 4/3, an HFU in the MFU column
+    ("50.7%", None, "pass"),  # no recomputation stated: goodput of 75 %, accepted
+    ("55.1%", "full", "pass"),  # 1.45x: not r (3 % of it), goodput
+    ("38%", "full", "pass"),  # agrees
+])
+def test_an_mfu_at_the_stated_recompute_factor_above_the_implied_one_is_an_hfu(mfu, recompute, status):
+    """A team's run sheet (field test, session 24): 760M parameters, 76B tokens (6 x 0.76e9 x 76e9 = 3.4656e20
+    FLOP), 812 A100-hours, full activation recomputation and "MFU" 50.7 %, which was the HFU. By hand the MFU is
+    3.4656e20 / (3600 x 812 x 312e12) = 38.0 %, and 50.7 / 38.0 = 1.334, the 4/3 of full recomputation. The
+    goodput allowance (a stated steady-state MFU up to 1.5x the end-to-end one) passed it; with recomputation
+    stated and the ratio at r, it is a warning whose cause is the recomputation."""
+    assert 6 * 0.76e9 * 76e9 / (3600 * 812 * 312e12) == pytest.approx(0.3800, abs=5e-4)
+    row = {"id": "dense-0.76b", "params": 0.76e9, "tokens": 76e9, "compute_flops": 3.4656e20,
+           "hardware": "A100 80GB", "precision": "bf16", "chips": 8, "chip_hours": 812, "mfu": mfu}
+    if recompute:
+        row["activation_recompute"] = recompute
+    claim = to_json(check_records([row]))["claims"][0]
+    assert claim["status"] == status
+    c003 = next(f for f in claim["findings"] if f["rule"] == "C003")
+    if status == "warn":
+        assert c003["severity"] == "warning" and "an HFU quoted as MFU" in c003["message"]
+        assert "recompute" in [e["cause"] for e in c003["explanations"]]
+    else:
+        assert c003["severity"] == "ok"

@@ -691,3 +691,14 @@ def test_core_time_of_a_named_tpu_is_chip_time(text, chip_hours):
 def test_core_time_of_no_named_tpu_is_still_refused():
     with pytest.raises(UnitError, match="core-hours are not chip-hours"):
         parse_value("100 core-hours", "hours")
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    # Llama 3.2-Vision's model card writes its GPU-hours by stage in one cell: it was refused with "no number found".
+    ("Stage 1 pretraining: 147K H100 hours Stage 2 annealing: 98K H100 hours", "give them as phases"),
+    ("total of 5 days", "does not start with its figure"),
+    ("trillions of tokens", "no number found"),  # gpt-oss's card: no figure at all
+])
+def test_a_cell_with_words_before_its_figure_says_so(text, words):
+    with pytest.raises(UnitError, match=re.escape(words)):
+        parse_value(text, "hours")
