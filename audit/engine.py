@@ -46,6 +46,11 @@ WORK_COLUMNS: tuple[str, ...] = (*INPUT_QUANTITIES, "n_eff", "catalog_peak", "me
 #: architecture's terms); C015 notes the factor it assumes otherwise.
 RECOMPUTE_STATED_HOWS: tuple[str, str] = ("recompute", "recompute (architecture)")
 
+#: How far the parameters an architecture's fields imply may be from the claim's N before the fields are taken
+#: not to describe the model (:func:`architecture`): 15 %, beyond the rounding of a parameter count ("70B") and
+#: the biases and norms the count leaves out; a model the fields do describe comes within 0.3 %.
+ARCHITECTURE_PARAMS_FIT = 1.15
+
 #: Quantities that only ever come from the catalog or the architecture (never solved for).
 CATALOG_ONLY: frozenset[str] = frozenset({"catalog_peak", "memory_per_chip", "flops_per_token", "recompute_factor"})
 
@@ -1127,6 +1132,25 @@ def architecture(q: pd.DataFrame, claims: Claims, config: Config) -> pd.DataFram
     plain = ~gated & np.isnan(col["experts"]) & np.isnan(col["kv_heads"]) & (col["ffn_dim"] == 4 * col["d_model"])
     out["megatron"] = np.where(plain, F.megatron(col["layers"], col["d_model"], col["seq_len"], col["vocab_size"],
                                                  causal=causal), np.nan)
+    # The parameters a token's matrix multiplies touch by the architecture's fields (Megatron-LM's terms without
+    # the attention scores, / 6): within 0.3 % of the stated count for GPT-3, PaLM, LLaMA-65B and Llama 3.1 405B
+    # (an untied input embedding aside: it has no multiply). Fields that imply far more or fewer than the claim's
+    # N do not describe the model whole (DeepSeek-V3's multi-head latent attention, shared expert and dense
+    # layers: 51.1B against its 37B active, 1.38x), so their count is not F per token: PaLM's 6N + attention is
+    # (V016 says so).
+    n_arch = (terms["projections"] + terms["mlp"] + terms["logits"]) / 6.0
+    embedding = np.nan_to_num(col["d_model"] * col["vocab_size"])
+    with np.errstate(invalid="ignore"):
+        fit = ARCHITECTURE_PARAMS_FIT
+        # A mixture of experts' total (no active count) is above what a token touches: only more than it is apart.
+        total_of_experts = (col["experts"] > 1) & np.isnan(q["active_params"].to_numpy(dtype=float))
+        apart = np.isfinite(n_arch) & (col["n_eff"] > 0) & (
+            (n_arch > fit * col["n_eff"]) | ((n_arch + embedding < col["n_eff"] / fit) & ~total_of_experts))
+    out["architecture_params"] = n_arch
+    out["architecture_apart"] = apart
+    if apart.any():
+        for name in ("megatron-general", "megatron"):
+            out[name] = np.where(apart, np.nan, out[name])
     order = list(F.AUTO_ORDER) if config.convention == "auto" else [config.convention]
     chosen = np.full(len(q), np.nan)
     chosen_at = np.full(len(q), len(order))  # a position in ``order`` (past its end: none)

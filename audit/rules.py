@@ -3399,7 +3399,8 @@ class EnergyWithinTDP(Rule):
                     f"{site}); "
                     f"the energy is for more hardware, or GPU-hours were taken for wall-clock hours")
         if detail == "servers":
-            return f"{base}: above the accelerator's TDP, so the figure includes host servers or the data centre"
+            return (f"{base}: above the accelerator's TDP, so the figure may include host servers or the data "
+                    f"centre, or be a slip")
         if detail == "tdp":
             return (f"{base}: the figure is TDP × hours, an upper bound rather than a measurement; it confirms "
                     f"nothing independent of the GPU-hours")
@@ -4217,6 +4218,62 @@ class ActiveParamsNeeded(Rule):
         if math.isfinite(mfu) and mfu > 0:
             text += f" and MFU ≤ {fmt.value('mfu', mfu)}"
         return text + "; state active_params to check them"
+
+
+class ArchitectureApart(Rule):
+    """Architecture fields that imply another parameter count than the claim states: their FLOPs are not used.
+
+    **What it checks.** The parameters a token's matrix multiplies touch, by the architecture's fields
+    (Megatron-LM's count of the projections, MLP and logits, over 6), against the claim's N (its active parameters,
+    else its total). For a model the fields describe they agree to a fraction of a per cent (GPT-3 175B: 174.6B;
+    PaLM 540B: 540.4B; Llama 3.1 405B: 403.8B). More than 15 % apart (an untied input embedding allowed for below),
+    the fields do not describe the model whole: an attention variant (multi-head latent attention), shared experts
+    or dense layers that the fields cannot express. F per token is then not their count but PaLM's 6N + attention,
+    with the claim's own N, and this note says so.
+
+    **Why it matters.** Counted from fields that do not fit the model, F per token (and the compute and MFU derived
+    from it) is off by the same factor, and a green pass would carry it: DeepSeek-V3's fields (61 layers, width
+    7,168, 128 heads of 128, 8 of 256 experts of width 2,048, 129K vocabulary) imply 51.1B parameters per token
+    against its 37B active, 1.38x, and gave a compute of 5.24e24 FLOP where 6·N·D is 3.29e24.
+
+    **Example.** DeepSeek-V3 as its report gives it: 51.1B implied, 37B stated; F = 6 × 37e9 + 12 × 61 × 128 ×
+    128 × 4,096 = 2.71e11 FLOP per token.
+
+    **References.** DeepSeek-AI 2024, *DeepSeek-V3 Technical Report* (arXiv:2412.19437), Sec. 2.1 and 4.2;
+    Narayanan et al. 2021 (Megatron-LM), Sec. 5.1; Chowdhery et al. 2022 (PaLM), App. B.
+    """
+
+    code = "V016"
+    note = True
+    name = "architecture-apart"
+    quantity = "flops_per_token"
+    formula = "N_arch = (projections + MLP + logits) / 6 vs N"
+    severity = "info"
+    stage = "check"
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
+        arch = state.architecture
+        if "architecture_apart" not in arch:
+            return None
+        rows = np.flatnonzero(arch["architecture_apart"].to_numpy(dtype=bool))
+        if not len(rows):
+            return None
+        implied = arch["architecture_params"].to_numpy(dtype=float)[rows]
+        return findings_part(rows, cls.code, "info", "flops_per_token", implied, state.col("n_eff")[rows],
+                             detail="apart")
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        row = int(f["row"])
+        implied, n = float(f["claimed"]), float(f["expected"])
+        which = "active parameters" if result.cell("source", row, "active_params") == "claimed" else "parameters"
+        how = str(result.cell("how", row, "flops_per_token"))
+        used = "6N + attention (PaLM's)" if how == "palm" else "6N"
+        return (f"the architecture's fields imply {fmt.value('params', implied)} parameters per token, the claim "
+                f"states {fmt.value('params', n)} {which} ({fmt.ratio(implied / n)}): they do not describe the "
+                f"model whole (an attention variant, shared experts or dense layers the fields cannot express), so "
+                f"F per token is {used} with the stated count, not the fields' own")
 
 
 class NothingChecked(Rule):

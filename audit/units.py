@@ -717,13 +717,19 @@ _WATT_RE = re.compile(r"(?P<p>[kKMG]|kilo|mega|giga)?(?:W|watts?)", re.IGNORECAS
 _ENERGY_RE = re.compile(r"(?P<p>[kKMGT]|kilo|mega|giga|tera)?(?:Wh|watt[\s-]?hours?)", re.IGNORECASE)
 _JOULE_RE = re.compile(r"(?P<p>[kMGTPE])?J|(?P<w>kilo|mega|giga|tera|peta|exa)?joules?", re.IGNORECASE)
 _CO2_SUFFIX = r"(?i:\s*(?:of\s+)?(?:CO2|CO₂)(?:[\s-]?(?:e|eq|equivalent))?)?"
-_CO2_RE = re.compile(rf"(?P<u>g|kg|t|kt|Mt|(?i:tonnes?|tons?|metric\s+tons?|kilograms?|grams?)){_CO2_SUFFIX}")
+_CO2_RE = re.compile(rf"(?P<u>g|kg|t|kt|Mt|(?i:tonnes?|tons?|metric\s+tons?|kilograms?|grams?|lbs?|pounds?))"
+                     rf"{_CO2_SUFFIX}")
+#: Pounds: 1 lb = 0.45359237 kg exactly (international yard and pound, 1959), 4.5359237e-4 t (Strubell et al. 2019,
+#: Table 3, give CO2eq in lbs).
+_POUND: tuple[int, int, int] = (-11, 45359237, 1)
 _CO2_SCALE: dict[str, tuple[int, int, int]] = {"g": (-6, 1, 1), "gram": (-6, 1, 1), "grams": (-6, 1, 1),
                                                 "kg": (-3, 1, 1), "kilogram": (-3, 1, 1), "kilograms": (-3, 1, 1),
-                                                "kt": (3, 1, 1), "Mt": (6, 1, 1)}
+                                                "kt": (3, 1, 1), "Mt": (6, 1, 1), "lb": _POUND, "lbs": _POUND,
+                                                "pound": _POUND, "pounds": _POUND}
 _USD_WORDS_RE = re.compile(r"(?:\(?\d{4}\)?\s*)?(?:USD|US\s*dollars?|dollars?)(?:\s*\(?\d{4}\)?)?", re.IGNORECASE)
 _PER_CHIP_HOUR_RE = re.compile(
-    r"(?:/|\bper\b)\s*(?:an?\s+)?(?:[A-Za-z0-9.]+[\s-]+){0,3}(?:hours?|hrs?|h)", re.IGNORECASE)
+    r"(?:/|\bper\b)\s*(?:an?\s+)?(?:[A-Za-z0-9.]+[\s-]+){0,3}(?:[A-Za-z0-9.-]+\s*/\s*)?(?:hours?|hrs?|h)",
+    re.IGNORECASE)  # "$2/A100-40GB/hr" (MosaicML's MPT-7B post): per accelerator, per hour
 _SYSTEM_HOUR_RE = re.compile(r"\b(?:nodes?|servers?|hosts?|machines?|instances?|vms?|pods?|boxes|box|systems?)\b",
                              re.IGNORECASE)
 _INTENSITY_RE = re.compile(
@@ -1031,12 +1037,18 @@ _RANGE_RE = re.compile(
     r"^\s*(?P<a>[0-9][0-9,]*(?:\.[0-9]+)?|\.[0-9]+)(?P<ua>\s*(?![eE](?![a-zA-Z]))[A-Za-z%]+)?"
     r"\s*(?:-|\u2013|\u2014|\bto\b)\s*(?P<b>(?:[0-9][0-9,]*(?:\.[0-9]+)?|\.[0-9]+)(?:\s*[A-Za-z%].*)?)$")
 #: Cells that may write a range, in RE2 syntax (a superset: "1e-5" too), to find them without a Python call per cell.
-RANGE_RE2 = r"[0-9]\s*[A-Za-z%]*\s*(?:-|\x{2013}|\x{2014}|to\s)\s*[0-9.]"
+RANGE_RE2 = r"[0-9]\s*[A-Za-z%]*\s*(?:-|\x{2013}|\x{2014}|to\s)\s*(?:US\s?)?\$?\s*[0-9.]"
 
 
 def strip_qualifiers(text: str) -> str:
     """A cell's text without the qualifiers before its number ("about", "~", "up to"): what its figure reads."""
     return _without_qualifiers(text.strip().translate(_DASHES))
+
+
+#: A range of dollar amounts, each end with its sign or the first only ("$289 - $981", "$289-981", "US$ 1-2M").
+_DOLLAR_RANGE_RE = re.compile(r"^\s*(?:US\s?)?\$\s*[0-9.][^$]*?(?:-|\u2013|\u2014|\bto\b)\s*(?:(?:US\s?)?\$\s*)?[0-9.]",
+                              re.IGNORECASE)
+_DOLLAR_SIGN_RE = re.compile(r"(?:US\s?)?\$\s*(?=[0-9.])", re.IGNORECASE)
 
 
 def range_of(text: object) -> tuple[str, str] | None:
@@ -1048,6 +1060,8 @@ def range_of(text: object) -> tuple[str, str] | None:
     text = text.translate(_DASHES)
     if "-" not in text and "to" not in text and "\u2014" not in text:  # most cells: no regex
         return None
+    if "$" in text and _DOLLAR_RANGE_RE.match(text):  # "$289 - $981" (Strubell et al. 2019, Table 3): US dollars
+        text = _DOLLAR_SIGN_RE.sub("", text).strip() + " USD"
     m = _RANGE_RE.match(text)
     if m is None:
         return None

@@ -138,6 +138,11 @@ def test_energy_far_below_what_the_hours_allow_is_flagged():
     ("$5.6M", "usd", 5.6e6), ("5.576 million USD", "usd", 5.576e6), ("$2/GPU-hour", "usd_rate", 2.0),
     ("2 USD per GPU hour", "usd_rate", 2.0), ("378.5 W per chip", "power", 378.5), ("25 MW", "power", 25e6),
     ("429 gCO2e/kWh", "intensity", 0.429), ("0.079 tCO2e/MWh", "intensity", 0.079),
+    # Strubell et al. 2019, Table 3: CO2eq in pounds (1 lb = 0.45359237 kg exactly) and costs as dollar ranges.
+    ("192 lbs", "co2", 192 * 0.45359237 / 1000), ("626,155 pounds", "co2", 626_155 * 0.45359237 / 1000),
+    ("$289 - $981", "usd", (289 + 981) / 2), ("$3751 - $12,571", "usd", (3751 + 12_571) / 2),
+    ("$289-981", "usd", 635.0),
+    ("$2/A100-40GB/hr", "usd_rate", 2.0),  # MosaicML's MPT-7B post: per named accelerator, per hour
 ])
 def test_units_of_the_new_quantities(text, kind, value):
     assert parse_value(text, kind) == pytest.approx(value)
@@ -170,3 +175,22 @@ def test_epoch_power_and_cost_columns_are_read_and_checked(tmp_path):
     # 1.0e6 USD / (512 x 3192 h = 1,634,304 chip-hours) = USD 0.612 per chip-hour: plausible.
     [p] = result.findings[result.findings["rule"] == "E007"].to_dict("records")
     assert p["severity"] == "ok" and p["claimed"] == pytest.approx(1.0e6 / (512 * 3192))
+
+
+def test_market_based_zero_emissions_are_not_stated_not_invalid():
+    """Meta's Llama 3.1 model card: "the total market-based greenhouse gas emissions for training were 0 tons CO2eq"
+    (renewable energy matched to the use), beside 8,930 t location-based. A zero made the claim invalid ("cannot be
+    zero ... rounded to nothing"); it is accounting, read as not stated and said (V003)."""
+    result = check_records([{"id": "llama31-405b-market", "hardware": "H100-80GB", "chip_hours": "30.84M",
+                             "power_w_per_chip": 700, "co2_tonnes": 0}])
+    assert result.status.tolist() != ["invalid"]
+    said = result.findings[result.findings["rule"].astype(str) == "V003"]["detail"].tolist()
+    assert len(said) == 1 and "market-based" in said[0]
+
+
+def test_a_dollar_range_is_said_as_a_range():
+    """Strubell et al. 2019 give cloud costs as ranges, "$289 - $981" (Transformer big): read as the middle, $635,
+    with half the range as its precision, and said (V011); the second dollar sign made it "only US dollars"."""
+    result = check_records([{"id": "t2t-big", "cost_usd": "$289 - $981", "chip_hours": 672}])
+    v011 = result.findings[result.findings["rule"].astype(str) == "V011"]["detail"].tolist()
+    assert len(v011) == 1 and "a range, read as its middle" in v011[0]

@@ -629,6 +629,14 @@ def normalize(raw: RawTable) -> Claims:
             add_reading(zero, name, [f"{q.label} 0 read as no fine-tuning: not a fine-tune's compute, not used"]
                         * int(zero.sum()))
             bad |= zero
+        elif name == "co2_tonnes":
+            # Meta's model cards state "market-based" emissions of 0 t CO2eq (renewable energy matched to the use):
+            # an accounting figure, not the emissions of the energy used, which E006 weighs.
+            zero = finite & (parsed == 0) & ~bad
+            add_reading(zero, name, [f"{q.label} 0 read as not stated: a market-based figure (renewable energy "
+                                     f"matched to the use) is accounting, not the emissions of the energy used"]
+                        * int(zero.sum()))
+            bad |= zero
         elif q.positive and not q.fraction:
             zero = finite & (parsed == 0)
             # The cell quoted (a duration rounded to 0.0 days in an export is the usual cause), the few that are.
