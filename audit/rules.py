@@ -975,11 +975,11 @@ class ComputeFromHardware(RelationRule):
     Both readings of a stated compute are weighed: when the stated MFU is below the implied one by about the
     recomputation factor (4/3, or the claim's own r), the compute fits as *hardware* FLOPs (the recomputed
     forward pass counted) and the finding is info, saying so. The other way round, a stated MFU above the implied
-    one that only the goodput allowance accepts, at the claim's own stated recomputation factor (within 3 %:
-    ``HFU_AS_MFU_FIT``), is a warning: an HFU quoted as MFU (a team's sheet: "MFU" 50.7 % with full
-    recomputation, 38.0 % implied, 1.33x), unless the run's goodput was 1/r, as its words say. A compute whose
-    notes build it as a sum of several trainings (``compute_notes``: "1.07e23 + 6.2e22 = 1.69e23") ran only partly
-    on the stated hardware: the relation then bounds it from below only.
+    one that only the goodput allowance accepts, at the claim's own stated recomputation factor (within 3 %), is a
+    warning: an HFU quoted as MFU (a team's sheet: "MFU" 50.7 % with full recomputation, 38.0 % implied, 1.33x),
+    unless the run's goodput was 1/r, as its words say. A compute whose notes build it as a sum of several
+    trainings (``compute_notes``: "1.07e23 + 6.2e22 = 1.69e23") ran only partly on the stated hardware: the
+    relation then bounds it from below only.
 
     **Why it matters.** It ties the model arithmetic to the hardware: a compute figure the hardware could not
     have delivered, or an MFU that the stated GPU-hours contradict, is the heart of most misreports.
@@ -2451,7 +2451,7 @@ class MemoryFit(Rule):
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
         row = int(f["row"])
         mem = float(result.cell("q", row, "memory_per_chip"))
-        base = (f"training state {cls._state_text(result, row)} needs at least {int(f['expected']):,} × "
+        base = (f"training state ({cls._state_text(result, row)}), which needs at least {int(f['expected']):,} × "
                 f"{fmt.sig(mem / 1e9, 4)} GB")
         n = float(f["claimed"])
         chips = f"{fmt.count(n)} chip" if n == 1 else f"{fmt.count(n)} chips"

@@ -209,3 +209,12 @@ def test_a_throughput_mfu_gap_is_attention_without_an_architecture_and_a_slip_wi
     c = to_json(check_records([foundry]))["claims"][0]
     c005 = next(f for f in c["findings"] if f["rule"] == "C005")
     assert c005["severity"] == "warning", c005["message"]
+
+
+@pytest.mark.parametrize(("text", "tokens"), [("4K", 4096), ("128k tokens", 131_072), ("1.5K", 1536),
+                                              ("4096", 4096), ("2,048", 2048)])
+def test_a_sequence_length_in_k_counts_1024s(text, tokens):
+    """Context lengths are powers of two: DeepSeek-V3's report trains on "4K" sequences of 4,096 tokens (Sec. 4.2),
+    Llama 3.1's "128K" context is 131,072. "4K" was read as 4,000 (FLOPs per token 0.3 % low at that length)."""
+    c = one({"id": "ctx", "params": "7B", "seq_len": text})
+    assert c["quantities"]["seq_len"]["value"] == tokens

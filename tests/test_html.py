@@ -863,3 +863,20 @@ def test_documentation_url_comes_from_the_package_metadata(monkeypatch):
     bad["Project-URL"] = "Documentation, javascript:alert(1)"
     monkeypatch.setattr(report.importlib.metadata, "metadata", lambda name: bad)
     assert report.documentation_url() is None
+
+
+def test_the_derived_table_says_what_flops_per_token_came_from():
+    """An auditor of DeepSeek-V3's report read "FLOPs per token, From: Parameters (N)" beside a figure counted from
+    the architecture, and "Training state, From: ... Trainable parameters" where none were stated. LLaMA-65B's
+    fields (Touvron et al. 2023, Table 2: 80 layers, width 8,192, 64 heads): F from them; a claim without them: F is
+    6N, from N; the training state comes from the parameters alone."""
+    page = report.render(check_records([
+        {"id": "llama-65b", "params": "65.2B", "tokens": "1.4T", "layers": 80, "d_model": 8192, "heads": 64,
+         "ffn_dim": 22016, "seq_len": 2048, "vocab_size": 32000, "mlp": "swiglu"},
+        {"id": "plain", "params": "7B", "tokens": "1T"}]), "derived")
+    rows = re.findall(r'<tr class="src-derived"><th scope="row">(.*?)</th><td class="num">.*?</td><td>(.*?)</td>',
+                      page)
+    flops = sorted(inputs for name, inputs in rows if name == "FLOPs per token")
+    assert flops == ["Layers, Model width, Attention heads, FFN width, Sequence length, Vocabulary", "Parameters (N)"]
+    state = [inputs for name, inputs in rows if name.startswith("Training state")]
+    assert state and all("Trainable" not in inputs for inputs in state)

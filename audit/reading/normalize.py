@@ -342,6 +342,19 @@ def _parse_quantity(col: pd.Series, kind: str, unit_codes: np.ndarray, units: li
     return parsed, pd.Series(errors, index=col.index, dtype=object)
 
 
+#: A context length in thousands ("4K", "128k tokens"): contexts are powers of two, and "4K" is 4,096 (DeepSeek-V3's
+#: "4K sequences" are 4,096 tokens; Llama 3.1's "128K" context is 131,072).
+_BINARY_THOUSANDS_RE = re.compile(r"^\s*[~≈]?\s*[0-9]+(?:\.[0-9]+)?\s*[kK](?:\s*tokens?)?\s*$")
+
+
+def _binary_thousands(parsed: np.ndarray, cell_text: np.ndarray) -> np.ndarray:
+    """Sequence lengths written in K read as 1,024s: the figures parsed with K = 1,000, times 1.024 where the
+    cell writes a K (read once per distinct text)."""
+    kilo = map_unique(pd.Series(cell_text, dtype=object),
+                      lambda t: isinstance(t, str) and _BINARY_THOUSANDS_RE.match(t) is not None).to_numpy(dtype=bool)
+    return np.where(kilo, parsed * 1.024, parsed) if kilo.any() else parsed
+
+
 def _say_bounds(cell_text: np.ndarray, used: np.ndarray, label: str, name: str,
                 add_reading: Callable[..., None], coded: Coded | None = None) -> None:
     """Say (V011) where a figure used was written as a bound ("less than 400K GPU-hours", "over 2T tokens") or a
@@ -561,6 +574,8 @@ def normalize(raw: RawTable) -> Claims:
             parsed, errors = parse_series(_without_own_unit(name, col), q.kind)
         text_a[:, j] = cell_text
         parsed = np.asarray(parsed, dtype=float)
+        if name == "seq_len" and not pd.api.types.is_numeric_dtype(col.dtype):
+            parsed = _binary_thousands(parsed, cell_text)
         if q.fraction:
             parsed = _bare_percentages(name, parsed, cell_text, name in numbers, header_units, raw, notes)
         refused = _refused_by_header(name, raw.sources.get(name), raw.header_units, col)

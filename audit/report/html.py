@@ -383,6 +383,14 @@ def _doc_paragraphs(doc: str) -> list[Markup]:
 
 
 #: What the derived-only quantities are computed from (relations say it themselves).
+#: The architecture fields F per token is counted from (Megatron-LM's and PaLM's conventions), as the card lists them.
+_ARCHITECTURE_FIELDS: tuple[str, ...] = ("layers", "d_model", "heads", "head_dim", "kv_heads", "ffn_dim", "seq_len",
+                                         "vocab_size", "experts", "experts_per_token")
+#: The convention F per token was counted by, in its derivation's words ("...; PaLM 6N + 12·L·H·Q·T: 4.5e10 (used)").
+_USED_CONVENTION = re.compile(r"(?:: |; )([^:;]+?): [^;]*\(used\)")
+#: Inputs of :data:`_DERIVED_FROM` listed only when the claim has them (a fine-tune's trainable parameters).
+_WHEN_GIVEN: frozenset[str] = frozenset({"trainable_params"})
+
 _DERIVED_FROM: dict[str, tuple[str, ...]] = {
     "flops_per_token": ("n_eff",),
     "tokens_per_param": ("tokens", "params"),
@@ -431,8 +439,14 @@ def _record_view(rec: dict[str, Any]) -> dict[str, Any]:
             if cls is not None and issubclass(cls, RelationRule):
                 subject = "n_eff" if name == "params" else name
                 inputs = [label(x) for x in cls.relation.quantities if x != subject]
+            elif name == "flops_per_token" and (convention := _USED_CONVENTION.search(v.get("how") or "")) \
+                    is not None and convention.group(1) != "6N":
+                # Counted from the architecture (PaLM's 6N + attention also from N): its fields the claim gives.
+                inputs = ([label("n_eff")] if convention.group(1).startswith("PaLM") else []) + \
+                    [label(x) for x in _ARCHITECTURE_FIELDS if x in rec["quantities"]]
             else:
-                inputs = [label(x) for x in _DERIVED_FROM.get(name, ())]
+                inputs = [label(x) for x in _DERIVED_FROM.get(name, ())
+                          if x not in _WHEN_GIVEN or x in rec["quantities"]]
             how = v.get("how") or ""
             if rule in RULES and how.startswith(f"{rule}: "):
                 how = how[len(rule) + 2:]
