@@ -1134,18 +1134,23 @@ def architecture(q: pd.DataFrame, claims: Claims, config: Config) -> pd.DataFram
                                                  causal=causal), np.nan)
     # The parameters a token's matrix multiplies touch by the architecture's fields (Megatron-LM's terms without
     # the attention scores, / 6): within 0.3 % of the stated count for GPT-3, PaLM, LLaMA-65B and Llama 3.1 405B
-    # (an untied input embedding aside: it has no multiply). Fields that imply far more or fewer than the claim's
-    # N do not describe the model whole (DeepSeek-V3's multi-head latent attention, shared expert and dense
-    # layers: 51.1B against its 37B active, 1.38x), so their count is not F per token: PaLM's 6N + attention is
-    # (V016 says so).
+    # (an untied input embedding aside: it has no multiply), and of 29 published configurations checked by hand
+    # (session 24: GPT-2, Pythia, OPT, SmolLM2, Qwen2.5, Gemma, Phi-2, Llama 2/3, Mistral, Falcon, MPT, BLOOM,
+    # Mixtral, DBRX, OLMoE, Grok-1). Fields that imply far more or fewer than the claim's N do not describe the
+    # model whole (DeepSeek-V3's multi-head latent attention, shared expert and dense layers: 51.1B against its 37B
+    # active, 1.38x; Qwen's MoE with shared experts, 0.54-0.57x), so their count is not F per token: PaLM's 6N +
+    # attention is (V016 says so).
     n_arch = (terms["projections"] + terms["mlp"] + terms["logits"]) / 6.0
     embedding = np.nan_to_num(col["d_model"] * col["vocab_size"])
     with np.errstate(invalid="ignore"):
         fit = ARCHITECTURE_PARAMS_FIT
         # A mixture of experts' total (no active count) is above what a token touches: only more than it is apart.
         total_of_experts = (col["experts"] > 1) & np.isnan(q["active_params"].to_numpy(dtype=float))
+        # A stated count may leave the embedding out (a model's name: "Gemma 7B" has 8.54B parameters, 7.75B
+        # without its tied 256K-token embedding; Llama 3.2 "1B", 1.24B) or hold an untied input embedding besides
+        # the logits: apart only beyond both.
         apart = np.isfinite(n_arch) & (col["n_eff"] > 0) & (
-            (n_arch > fit * col["n_eff"]) | ((n_arch + embedding < col["n_eff"] / fit) & ~total_of_experts))
+            (n_arch - embedding > fit * col["n_eff"]) | ((n_arch + embedding < col["n_eff"] / fit) & ~total_of_experts))
     out["architecture_params"] = n_arch
     out["architecture_apart"] = apart
     if apart.any():

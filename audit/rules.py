@@ -4226,10 +4226,12 @@ class ArchitectureApart(Rule):
     **What it checks.** The parameters a token's matrix multiplies touch, by the architecture's fields
     (Megatron-LM's count of the projections, MLP and logits, over 6), against the claim's N (its active parameters,
     else its total). For a model the fields describe they agree to a fraction of a per cent (GPT-3 175B: 174.6B;
-    PaLM 540B: 540.4B; Llama 3.1 405B: 403.8B). More than 15 % apart (an untied input embedding allowed for below),
-    the fields do not describe the model whole: an attention variant (multi-head latent attention), shared experts
-    or dense layers that the fields cannot express. F per token is then not their count but PaLM's 6N + attention,
-    with the claim's own N, and this note says so.
+    PaLM 540B: 540.4B; Llama 3.1 405B: 403.8B). More than 15 % apart, with the embedding allowed for either way (a
+    stated count may leave it out, as a model's name does: "Gemma 7B" has 8.54B, 7.75B without its embedding; or
+    hold an untied input embedding besides the logits), the fields do not describe the model whole: an attention
+    variant (multi-head latent attention), shared experts or dense layers that the fields cannot express, or a field
+    in another convention (an FFN width counting both halves of a gated MLP). F per token is then not their count
+    but PaLM's 6N + attention, with the claim's own N, and this note says so.
 
     **Why it matters.** Counted from fields that do not fit the model, F per token (and the compute and MFU derived
     from it) is off by the same factor, and a green pass would carry it: DeepSeek-V3's fields (61 layers, width
@@ -4272,8 +4274,9 @@ class ArchitectureApart(Rule):
         used = "6N + attention (PaLM's)" if how == "palm" else "6N"
         return (f"the architecture's fields imply {fmt.value('params', implied)} parameters per token, the claim "
                 f"states {fmt.value('params', n)} {which} ({fmt.ratio(implied / n)}): they do not describe the "
-                f"model whole (an attention variant, shared experts or dense layers the fields cannot express), so "
-                f"F per token is {used} with the stated count, not the fields' own")
+                f"model whole (an attention variant, shared experts or dense layers the fields cannot express, or a "
+                f"field in another convention, such as an FFN width counting both halves of a gated MLP), so F per "
+                f"token is {used} with the stated count, not the fields' own")
 
 
 class NothingChecked(Rule):
