@@ -294,8 +294,7 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
 
     parts: list[FindingsPart | None] = [_run(rule, state) for rule in rules_of_stage("prefill")]
     for name, given in state.prefill.items():
-        values = np.asarray(given.values, dtype=float)
-        state.set_derived(name, np.where(np.isfinite(values) & (values > 0), values, np.nan), given.note)
+        state.set_derived(name, given.filled(), given.note)
 
     # A mixture-of-experts claim that states no active count may state it in its parameter notes ("671B total
     # parameters with 37B activated for each token"): below the total, it is the active count (V012 says so).

@@ -1693,12 +1693,16 @@ class PhasesSum(Rule):
     **What it checks.** A claim with ``phases`` (each with its own hardware, chips, duration, precision, and
     optionally tokens and compute) is audited phase by phase; the phases' chip-hours, tokens and compute are
     summed, and their hardware capacity Σ chip_hours × peak gives the run's effective peak. A total the claim
-    states is checked against the sum; a total it does not state is filled from it.
+    states is checked against the sum; a total it does not state is filled from it. Where only some phases give
+    a figure, their sum is a floor under the stated total: at or above it is consistent; below it by no more than
+    a run's goodput allows (C003's allowance: a phase's figure derived from a steady-state rate over end-to-end
+    hours overstates it by that), ok and said; further below, a finding (a run's total cannot be less than a part).
 
     **Why it matters.** Runs change cluster size or precision midway (PaLM: 6,144 chips, then 3,072); a total
     taken from one phase, or a phase left out, shows up here.
 
-    **Example.** PaLM 540B: 6,144 chips × 1,200 h + 3,072 chips × 336 h = 8,404,992 chip-hours.
+    **Example.** PaLM 540B: 6,144 chips × 1,200 h + 3,072 chips × 336 h = 8,404,992 chip-hours. Its first phase
+    alone, at the stated 238.3K tokens/s, gives 1.03T tokens of a run of 780B (76 %): within its goodput.
 
     **References.** Chowdhery et al. 2022 (PaLM), Sec. 4 and App. B.
     """
@@ -1727,16 +1731,40 @@ class PhasesSum(Rule):
             if len(rows):
                 claimed = state.col(name)[rows]
                 sev = severity_of_ratio(claimed / values[rows], ok_tol, warn_tol, state.slack(name)[rows])
-                parts.append(findings_part(rows, cls.code, sev, name, claimed, values[rows]))
+                detail = None
+                if given.floor is not None:
+                    # The phases that give the figure sum to a floor under the total: a total at or above it is
+                    # consistent, however far (the other phases' share). Below it, by as much as a run's goodput
+                    # allows: a phase's tokens or compute are mostly derived from a steady-state rate over its
+                    # end-to-end hours (PaLM: 238.3K tokens/s for 1,200 hours is 1.03T, of a run of 780B; 76 %).
+                    floor = np.asarray(given.floor, dtype=bool)[rows]
+                    ok_g, warn_g = state.config.goodput.get("C003", (ok_tol, warn_tol))
+                    below = severity_of_ratio(claimed / values[rows], ok_g, warn_g, state.slack(name)[rows])
+                    sev = np.where(floor, np.where(claimed >= values[rows], "ok", below), sev)
+                    detail = np.where(floor, "floor", None).astype(object)
+                parts.append(findings_part(rows, cls.code, sev, name, claimed, values[rows], detail=detail))
         return concat_parts(parts)
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
         row, name = int(f["row"]), str(f["quantity"])
         claimed, expected = float(f["claimed"]), float(f["expected"])
+        phases = result.phase_rows(row)
+        if f["detail"] == "floor":
+            giving = [i for i in phases if math.isfinite(float(result.phase_result.cell("q", i, name)))] \
+                if result.phase_result is not None else []
+            head = (f"{label(name)} {fmt.value(name, claimed)} (claimed) against the {fmt.value(name, expected)} "
+                    f"that {len(giving)} of its {len(phases)} phases give (the others give none; ratio "
+                    f"{fmt.ratio(claimed / expected)})")
+            if claimed >= expected:
+                return f"{head}: at least that, as a run's total is"
+            if f["severity"] == "ok":
+                return (f"{head}: below it by no more than a run's goodput allows (a phase's figure derived from a "
+                        f"steady-state rate over its end-to-end hours overstates it by that)")
+            return f"{head}: a run's total cannot be less than a part of it, beyond what goodput explains"
         verb = "agrees with" if f["severity"] == "ok" else "differs from"
         return (f"{label(name)} {fmt.value(name, claimed)} (claimed) {verb} {fmt.value(name, expected)} summed over "
-                f"{len(result.phase_rows(row))} phases (ratio {fmt.ratio(claimed / expected)})")
+                f"{len(phases)} phases (ratio {fmt.ratio(claimed / expected)})")
 
     @classmethod
     def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:

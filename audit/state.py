@@ -103,6 +103,17 @@ class Prefill:
     values: np.ndarray
     note: str
     check: str | None = None
+    #: Rows where the value only bounds the quantity from below (None: nowhere): a sum over the phases that give a
+    #: figure, not over all of a run's phases. Such a value fills nothing; rule ``check`` compares it one way.
+    floor: np.ndarray | None = None
+
+    def filled(self) -> np.ndarray:
+        """The values that fill the quantity: finite and positive, not a lower bound only (NaN elsewhere)."""
+        values = np.asarray(self.values, dtype=float)
+        usable = np.isfinite(values) & (values > 0)
+        if self.floor is not None:
+            usable &= ~np.asarray(self.floor, dtype=bool)
+        return np.where(usable, values, np.nan)
 
 
 @dataclass

@@ -132,3 +132,24 @@ def test_a_run_total_against_its_phases_is_one_finding():
     assert bad == [("C010", "error")]
     assert claim["quantities"]["compute_flops"]["value"] == pytest.approx(6 * 340e9 * 8e12)
     assert not any("other 0" in f["message"] for f in claim["findings"])
+
+
+def test_a_part_of_the_phases_bounds_the_total_from_below():
+    """PaLM 540B (Chowdhery et al. 2022): 780B tokens; 6,144 TPU v4 for 1,200 hours at 238.3K tokens/s (Table 3),
+    then 3,072 for 336 hours. The first phase alone gives 238,300 x 1,200 x 3,600 = 1.029T tokens: more than the
+    run's 780B, which no check compared (only complete sums were), while the same figures written flat warn (C004).
+    A steady-state rate over end-to-end hours overstates by the run's goodput (780 / 1,029 = 76 %), within C003's
+    goodput allowance (1.5x): ok, saying so. A stated phase total twice the run's is beyond it."""
+    assert 238_300 * 1200 * 3600 == pytest.approx(1.029e12, rel=1e-3)
+    palm = {"id": "palm", "params": "540.35B", "tokens": "780B", "hardware": "TPU v4", "precision": "bf16",
+            "phases": [{"chips": 6144, "wall_clock_days": "1200 hours", "throughput_tokens_per_s": "238.3K tokens/s"},
+                       {"chips": 3072, "wall_clock_days": "336 hours"}]}
+    claim = to_json(check_records([palm]))["claims"][0]
+    [c010] = [f for f in claim["findings"] if f["rule"] == "C010" and f["quantity"] == "tokens"]
+    assert claim["status"] == "pass" and c010["severity"] == "ok"
+    assert c010["expected"] == pytest.approx(238_300 * 1200 * 3600) and "goodput" in c010["message"]
+    doubled = {**palm, "tokens": "500B", "phases": [{"chips": 6144, "wall_clock_days": "1200 hours",
+                                                      "tokens": "1.0T"}, {"chips": 3072, "wall_clock_days": "336 hours"}]}
+    claim = to_json(check_records([doubled]))["claims"][0]
+    [c010] = [f for f in claim["findings"] if f["rule"] == "C010" and f["quantity"] == "tokens"]
+    assert c010["severity"] == "warning" and "cannot be less than a part of it" in c010["message"]
