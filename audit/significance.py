@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from audit.columns import map_unique
-from audit.units import RANGE_RE2, UnitError, parse_value, range_of, strip_qualifiers
+from audit.units import (COMPOUND_DURATION_RE2, RANGE_RE2, UnitError, compound_duration_unit, parse_value, range_of,
+                         strip_qualifiers)
 
 # The first number in a cell: digits with optional thousands separators and decimals, and an exponent.
 _NUMBER = re.compile(r"(?P<mantissa>\d[\d,]*(?:\.\d*)?|\.\d+)(?:\s*(?:[eE]|[×xX*·]\s*10\s*\^?\s*)(?P<exp>[-+]?\d+))?")
@@ -49,6 +50,10 @@ def relative_half_width(text: object) -> float:
     ends = range_ends(text)
     if ends is not None:  # "41-42%": the middle, 41.5 %, ± half the range
         return (ends[1] - ends[0]) / (ends[1] + ends[0])
+    compound = compound_duration_unit(text)
+    if compound is not None:  # "2d 16h": ± half an hour of 64 hours
+        total, unit = compound
+        return 0.5 * unit / total if total > 0 else 0.0
     m = _NUMBER.search(text)
     if not m:
         return 0.0
@@ -161,6 +166,7 @@ def relative_half_widths(texts: np.ndarray) -> np.ndarray:
     width = np.where(has, width, 0.0)
     # Other scripts' digits and spaces, and ranges ("41-42%"): Python's own reading.
     ranged = pc.match_substring_regex(arr, RANGE_RE2, ignore_case=True).to_numpy(zero_copy_only=False)
+    ranged |= pc.match_substring_regex(arr, COMPOUND_DURATION_RE2, ignore_case=True).to_numpy(zero_copy_only=False)
     slow = np.flatnonzero(~ascii_ | ranged)
     width[slow] = [relative_half_width(t) for t in texts[idx[slow]]]
     out[idx] = width

@@ -1087,8 +1087,47 @@ def _parse_range(raw: str, kind: str) -> float | None:
     return (low + high) / 2.0
 
 
+#: One part of a duration written in several units ("2d 16h", "1 day 6 hours", "3 weeks and 2 days"): a number and
+#: a unit of :data:`_DAYS_UNITS` ("m" is not one: months or minutes?).
+_DURATION_PART = r"([0-9]+(?:\.[0-9]+)?)\s*(w|wks?|weeks?|d|days?|h|hrs?|hours?|mins?|minutes?|s|secs?|seconds?)"
+_COMPOUND_DURATION_RE = re.compile(rf"^\s*{_DURATION_PART}(?:\s*,?\s*(?:and\s+)?{_DURATION_PART})+\s*$",
+                                   re.IGNORECASE)
+_DURATION_PART_RE = re.compile(_DURATION_PART, re.IGNORECASE)
+
+
+#: :data:`_COMPOUND_DURATION_RE` as a pattern for Arrow's regular expressions (RE2; case-insensitive there).
+COMPOUND_DURATION_RE2 = _COMPOUND_DURATION_RE.pattern
+
+
+def compound_duration_unit(raw: object) -> tuple[float, float] | None:
+    """(the duration in days, its smallest unit in days) of a duration written in several units ("2d 16h": 2.667
+    days, in hours), or None: its precision is half that unit (:mod:`audit.significance`)."""
+    if not isinstance(raw, str):
+        return None
+    total = _compound_duration(raw)
+    if total is None:
+        return None
+    unit = _DURATION_PART_RE.findall(raw)[-1][1].lower()
+    num, den = _DAYS_UNITS[unit]
+    return total, num / den
+
+
+def _compound_duration(raw: str) -> float | None:
+    """A wall-clock duration written in several units, in days (a run log's "2d 16h" is 2.667 days), or None. Each
+    unit once, larger before smaller, as such durations are written; anything else is not read here."""
+    if not _COMPOUND_DURATION_RE.match(raw):
+        return None
+    parts = [(float(n), _DAYS_UNITS[u.lower()]) for n, u in _DURATION_PART_RE.findall(raw)]
+    sizes = [num / den for _, (num, den) in parts]
+    if any(later >= earlier for earlier, later in zip(sizes, sizes[1:])):
+        return None
+    return sum(n * num / den for n, (num, den) in parts)
+
+
 def _parse_text(raw: str, kind: str) -> float:
     """One text cell as a float in the canonical unit of ``kind``."""
+    if kind == "days" and (compound := _compound_duration(raw)) is not None:
+        return compound
     middle = _parse_range(raw, kind)
     if middle is not None:
         return middle

@@ -148,8 +148,9 @@ def test_a_part_of_the_phases_bounds_the_total_from_below():
     [c010] = [f for f in claim["findings"] if f["rule"] == "C010" and f["quantity"] == "tokens"]
     assert claim["status"] == "pass" and c010["severity"] == "ok"
     assert c010["expected"] == pytest.approx(238_300 * 1200 * 3600) and "goodput" in c010["message"]
-    doubled = {**palm, "tokens": "500B", "phases": [{"chips": 6144, "wall_clock_days": "1200 hours",
-                                                      "tokens": "1.0T"}, {"chips": 3072, "wall_clock_days": "336 hours"}]}
+    doubled = {**palm, "tokens": "500B",
+               "phases": [{"chips": 6144, "wall_clock_days": "1200 hours", "tokens": "1.0T"},
+                          {"chips": 3072, "wall_clock_days": "336 hours"}]}
     claim = to_json(check_records([doubled]))["claims"][0]
     [c010] = [f for f in claim["findings"] if f["rule"] == "C010" and f["quantity"] == "tokens"]
     assert c010["severity"] == "warning" and "cannot be less than a part of it" in c010["message"]

@@ -156,3 +156,16 @@ def test_a_range_has_half_its_width_as_precision(text, width):
     assert relative_half_width(text) == pytest.approx(width, rel=1e-12)
     column = np.array([text] * 3000 + ["56.5%"], dtype=object)  # the vectorized reading of a whole column agrees
     assert relative_half_widths(column)[0] == pytest.approx(width, rel=1e-12)
+
+
+def test_a_duration_in_several_units_is_as_precise_as_its_smallest():
+    """"2d 16h" is 64 hours ± half an hour (0.5 / 64), not 2 days ± half a day (what its first number would give);
+    the whole-column reading agrees with the one-by-one."""
+    import numpy as np
+
+    from audit.significance import relative_half_width, relative_half_widths
+
+    assert relative_half_width("2d 16h") == pytest.approx(0.5 / 64, rel=1e-12)
+    assert relative_half_width("1 day, 12 hours") == pytest.approx(0.5 / 36, rel=1e-12)
+    texts = np.array(["2d 16h", "1 day, 12 hours", "21 days"] * 800, dtype=object)
+    assert relative_half_widths(texts).tolist() == [relative_half_width(t) for t in texts]

@@ -702,3 +702,20 @@ def test_core_time_of_no_named_tpu_is_still_refused():
 def test_a_cell_with_words_before_its_figure_says_so(text, words):
     with pytest.raises(UnitError, match=re.escape(words)):
         parse_value(text, "hours")
+
+
+@pytest.mark.parametrize(("text", "days"), [
+    ("2d 16h", 2 + 16 / 24),  # a team's run sheet: 2 days and 16 hours = 64 hours
+    ("1 day 6 hours", 1.25),
+    ("1 day, 12 hours", 1.5),
+    ("3 weeks and 2 days", 23.0),
+    ("2h 30min", 2.5 / 24),
+])
+def test_a_duration_in_several_units_is_their_sum(text, days):
+    """A wall-clock written as a run log prints it was refused ("unknown unit 'd 16h'")."""
+    assert parse_value(text, "days") == pytest.approx(days, rel=1e-12)
+
+
+def test_a_duration_in_several_units_in_any_order_is_refused():
+    with pytest.raises(UnitError):
+        parse_value("16h 2d", "days")
