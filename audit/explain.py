@@ -380,9 +380,13 @@ def _moe_hints(findings: pd.DataFrame, target: np.ndarray, q: pd.DataFrame, eval
     quantity = findings["quantity"].to_numpy(dtype=object)[target]
     rows = findings["row"].to_numpy(dtype=int)[target]
     ratio = findings["ratio"].to_numpy(dtype=float)[target]
-    no_active = np.isnan(q["active_params"].to_numpy(dtype=float)[rows]) & \
-        ~np.isnan(q["params"].to_numpy(dtype=float)[rows]) & _needs_met(causes_by_code()["moe-active-share"].needs,
-                                                                        evaluation, rows)
+    active, total = (q[name].to_numpy(dtype=float)[rows] for name in ("active_params", "params"))
+    # An active count equal to the total of a model with experts is the total written twice (a team's sheet:
+    # 236B "active" of 236B with 6 of 160 experts per token): as good as none.
+    with np.errstate(invalid="ignore"):
+        twice = (active >= total * (1 - 1e-9)) & (q["experts"].to_numpy(dtype=float)[rows] > 1)
+    no_active = (np.isnan(active) | twice) & ~np.isnan(total) & \
+        _needs_met(causes_by_code()["moe-active-share"].needs, evaluation, rows)
     # The rules whose findings about a quantity fall with the active share (Rule.active_share_of): a compute
     # stated against 6·N·D with N the total (C001, C007), an MFU against such a compute (C003).
     share_of = {code: RULES[code].active_share_of for code in codes_where("active_share_of")}

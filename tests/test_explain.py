@@ -479,3 +479,17 @@ def test_gpu_days_as_gpu_hours_names_the_chip_hours_on_the_mfu_check_too():
     gpu_days = [e for e in f["explanations"] if e["cause"] == "gpu-days"]
     assert len(gpu_days) == 1
     assert gpu_days[0]["text"].startswith("GPU-days taken for GPU-hours (x24): the Chip-hours figure looks too low")
+
+
+def test_an_active_count_equal_to_the_total_of_a_mixture_of_experts_is_named():
+    """A team's run sheet (field test, session 24): "Active params (B)" 236 beside 236B total, 160 experts of which
+    6 per token, 9,440B tokens, compute 1.19e24. C001 failed and the outlier search blamed the tokens; the active
+    count is the total written twice: 1.19e24 / (6 x 9.44e12) = 21.0B active, the 8.9 % the figures fit."""
+    assert 1.19e24 / (6 * 9.44e12) == pytest.approx(21.0e9, rel=1e-3)
+    from audit.api import check_records, to_json
+
+    claim = to_json(check_records([{"id": "moe-236b", "params": "236B", "active_params": "236B", "experts": 160,
+                                    "experts_per_token": 6, "tokens": "9440B", "compute_flops": 1.19e24}]))["claims"][0]
+    c001 = next(f for f in claim["findings"] if f["rule"] == "C001")
+    hint = [e for e in c001["explanations"] if e["cause"] == "moe-active-share"]
+    assert hint and hint[0]["corrected"] == pytest.approx(1.19e24 / (6 * 9.44e12), rel=1e-6)
