@@ -417,8 +417,7 @@ class Catalog:
     def tpu_slice(self, text: str | None) -> tuple[Accelerator, float] | None:
         """The TPU and its TensorCores of a Cloud TPU slice name (``"v4-2048"``, ``"TPU v3-256 pod"``; several slices:
         ``"32x v5e-256"``) or of a count of cores written as the hardware (``"2048 TPU v3 cores"``); None for any other
-        text. The chips are the cores
-        over :data:`TPU_CORES_PER_CHIP` of the generation."""
+        text. The chips are the cores over :data:`TPU_CORES_PER_CHIP` of the generation."""
         if text is None:
             return None
         m = _TPU_SLICE.match(str(text))

@@ -132,6 +132,7 @@ def _slip_fits(slips: tuple[tuple[str, str], ...], pairs: tuple[np.ndarray, np.n
     # The first slip as before, or a stated figure's slip that pushes the ratio the way it is.
     return fits | np.where(log_r > 0, up, np.where(log_r < 0, down, up | down))
 
+
 def _single_outliers(findings: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
     """For the claims at ``rows``, the one stated figure the outlier search (C009) names as the likely outlier, ""
     where it names none or several: the claims it names one for are few, read one finding at a time."""
@@ -169,6 +170,13 @@ def _pairs(rules: np.ndarray, subjects: np.ndarray) -> tuple[tuple[np.ndarray, n
     return (rule_names[rule_at], subject_names[subject_at]), pair_of
 
 
+def _stated_in(evaluation: Evaluation, rows: np.ndarray, stated_at: dict[str, np.ndarray], name: str) -> np.ndarray:
+    """Which claims at ``rows`` state ``name``, kept in ``stated_at`` (filled on first use: causes share them)."""
+    if name not in stated_at:
+        stated_at[name] = evaluation.source[name].cat.codes.to_numpy()[rows] == CLAIMED
+    return stated_at[name]
+
+
 def _needs_met(needs: str, evaluation: Evaluation, rows: np.ndarray,
                stated_at: dict[str, np.ndarray] | None = None) -> np.ndarray:
     """Rows (positions in the claims) whose stated figures make a cause possible (see :attr:`Cause.needs`).
@@ -189,9 +197,7 @@ def _needs_met(needs: str, evaluation: Evaluation, rows: np.ndarray,
             continue
         stated = np.zeros(len(rows), dtype=bool)
         for name in group.split("|"):
-            if name not in stated_at:
-                stated_at[name] = evaluation.source[name].cat.codes.to_numpy()[rows] == CLAIMED
-            stated |= stated_at[name]
+            stated |= _stated_in(evaluation, rows, stated_at, name)
         ok &= stated
     return ok
 
@@ -255,13 +261,6 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
     fraction = np.array([bool(getattr(BY_NAME.get(str(s)), "fraction", False)) for s in subject_names] + [False],
                         dtype=bool)[subject_of]
     stated_at: dict[str, np.ndarray] = {}
-
-    def stated_figure(name: str) -> np.ndarray:
-        """Which findings' claims state ``name`` (shared with the causes' needs)."""
-        if name not in stated_at:
-            stated_at[name] = evaluation.source[name].cat.codes.to_numpy()[rows] == CLAIMED
-        return stated_at[name]
-
     outlier = _single_outliers(findings, rows)
     for cause in load_causes():
         applies = np.array([code in cause.applies for code in codes], dtype=bool)[which]
@@ -277,7 +276,8 @@ def explain(evaluation: Evaluation) -> pd.DataFrame:
         if cause.needs:
             valid &= _needs_met(cause.needs, evaluation, rows, stated_at)
         if cause.slip:
-            valid &= _slip_fits(cause.slips, pairs, pair_of, log_r, stated_figure)
+            valid &= _slip_fits(cause.slips, pairs, pair_of, log_r,
+                                lambda name: _stated_in(evaluation, rows, stated_at, name))
             # The outlier search found the one figure that, left out, lets the rest agree: a slip in another figure
             # cannot be the cause (hours written as days when the chip-hours are the outlier).
             valid &= (outlier == "") | np.isin(outlier, sorted(cause.figures))

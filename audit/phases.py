@@ -138,9 +138,9 @@ def totals(q: pd.DataFrame, parent: np.ndarray, claims: Claims) -> dict[str, Pre
     for name, values in sums.items():
         # Where only some phases give the figure, their sum is a floor under the run's total (PaLM's first phase
         # alone, 238.3K tokens/s for 1,200 hours, is 1.03T tokens of a run stated at 780B): checked one way.
-        some = np.isnan(values) & np.isfinite(partial[name].to_numpy(dtype=float))
-        out[name] = Prefill(np.where(some, partial[name].to_numpy(dtype=float), values), note="C010", check="C010",
-                            floor=some if some.any() else None)
+        part = partial[name].to_numpy(dtype=float)
+        some = np.isnan(values) & np.isfinite(part)
+        out[name] = Prefill(np.where(some, part, values), note="C010", check="C010", floor=some if some.any() else None)
     out["peak_flops_per_chip"] = Prefill(np.where(no_hw, peak, np.nan), note="C010", check="C010")
     return out
 

@@ -22,7 +22,7 @@ from audit.findings import rule_is, status_of, worst_status
 from audit.reading import claims_from_records
 from audit.result import AuditResult
 from audit.rules import codes_where
-from audit.state import Prefill
+from audit.state import PHASES_FILE, Prefill
 
 
 def audit_claims(claims: Claims, config: Config | None = None, catalog: Catalog | None = None,
@@ -48,7 +48,7 @@ def audit_claims(claims: Claims, config: Config | None = None, catalog: Catalog 
                                                                    ignore_index=True))
         if expansion.records:
             # Phases are audited as claims of their own; a phase's own phases are not expanded.
-            phase_claims = claims_from_records(expansion.records, file="<phases>")
+            phase_claims = claims_from_records(expansion.records, file=PHASES_FILE)
             phase_result = _audit(phase_claims, config, catalog, {}, {}, words=words)
             parent = expansion.parents
             sums = phases.totals(phase_result.q, parent, claims)

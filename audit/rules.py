@@ -3683,7 +3683,7 @@ class RegulatoryThresholds(Rule):
     def evaluate(cls, state: WorkState) -> FindingsPart | None:
         low, high = cls.estimates(state)
         # A line applies to the whole run (Annex A sums the phases): a phase of a multi-phase run is not placed.
-        phase = state.info("file") == "<phases>"
+        phase = state.phases()
         low, high = np.where(phase, np.nan, low), np.where(phase, np.nan, high)
         margin = _reference.ESTIMATE_MARGIN
         parts: list[FindingsPart | None] = []
@@ -4346,7 +4346,7 @@ class NothingChecked(Rule):
             checked[part.row if not rule.note else part.row[part.severity >= SEVERITY_RANK["warning"]]] = True
         # A phase is checked through its run (its figures feed the run's sums, C010), which this note speaks for:
         # said of every phase of a run, it was noise (Llama 3.2-Vision's four stages: four notes under a pass).
-        rows = np.flatnonzero(~checked & ~invalid & (state.info("file") != "<phases>"))
+        rows = np.flatnonzero(~checked & ~invalid & ~state.phases())
         if not len(rows):
             return None
         # Per relation, over the unchecked claims only: how many figures it still needs where it applies and ties a

@@ -116,6 +116,10 @@ class Prefill:
         return np.where(usable, values, np.nan)
 
 
+#: The file name of a multi-phase run's phases, audited as claims of their own (:func:`audit.pipeline.audit_claims`).
+PHASES_FILE = "<phases>"
+
+
 @dataclass
 class TextReadings:
     """What the claims' text fields say that rules ask for on every pass, for every claim of the batch: read
@@ -217,6 +221,10 @@ class WorkState:
     _finetune: np.ndarray | None = field(default=None, repr=False)
     #: :meth:`stated` per work column, computed on first use.
     _stated: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def phases(self) -> np.ndarray:
+        """Claims that are a run's phases, not runs: their run speaks for them where a rule is about a whole run."""
+        return self.info("file") == PHASES_FILE
 
     def info(self, name: str) -> np.ndarray:
         """A text field of the claims the work columns hold (``claims.info``), as objects."""

@@ -497,12 +497,12 @@ _EXPERTS_TIMES_SIZE_RE = re.compile(r"^\s*[x×]\s*[0-9]+(?:\.[0-9]+)?\s*[kmbt]\b
 
 
 #: Gigatokens, as TII writes its token counts ("~ 5,500 GT": Falcon Mamba 7B's model card; "gigatokens").
-_GIGATOKENS_RE = re.compile(r"(?:GT|gtok(?:en)?s?|giga[\s-]?tok(?:en)?s?)(?=\s|$)", re.IGNORECASE)
+_GIGATOKENS_RE = re.compile(r"(?:GT|(?i:gtok(?:en)?s?|giga[\s-]?tok(?:en)?s?))(?=\s|$)")
 
 
 def _unit_count(rest: str) -> _Scale:
-    if (giga := _GIGATOKENS_RE.match(rest)) is not None and (giga.group(0) != "gt"):  # "gt" alone: no such unit
-        return (9, 1, 1) if not rest[giga.end():].strip() else _unit_count(f"B tokens{rest[giga.end():]}")
+    if (giga := _GIGATOKENS_RE.match(rest)) is not None:  # "5,500 GT (tokens)" reads as "5,500 B (tokens)"
+        rest = "B" + rest[giga.end():]
     exp, rest = _count_scale(rest, _COUNT_SCALE_RE)
     toks = _tokens(rest)
     if not toks:
@@ -1100,34 +1100,22 @@ COMPOUND_DURATION_RE2 = _COMPOUND_DURATION_RE.pattern
 
 
 def compound_duration_unit(raw: object) -> tuple[float, float] | None:
-    """(the duration in days, its smallest unit in days) of a duration written in several units ("2d 16h": 2.667
-    days, in hours), or None: its precision is half that unit (:mod:`audit.significance`)."""
-    if not isinstance(raw, str):
-        return None
-    total = _compound_duration(raw)
-    if total is None:
-        return None
-    unit = _DURATION_PART_RE.findall(raw)[-1][1].lower()
-    num, den = _DAYS_UNITS[unit]
-    return total, num / den
-
-
-def _compound_duration(raw: str) -> float | None:
-    """A wall-clock duration written in several units, in days (a run log's "2d 16h" is 2.667 days), or None. Each
-    unit once, larger before smaller, as such durations are written; anything else is not read here."""
-    if not _COMPOUND_DURATION_RE.match(raw):
+    """(the duration in days, its smallest unit in days) of a wall-clock written in several units (a run log's
+    "2d 16h": 2.667 days, in hours), or None. Each unit once, larger before smaller, as such durations are written;
+    anything else is not read here. Its precision is half the smallest unit (:mod:`audit.significance`)."""
+    if not isinstance(raw, str) or not _COMPOUND_DURATION_RE.match(raw):
         return None
     parts = [(float(n), _DAYS_UNITS[u.lower()]) for n, u in _DURATION_PART_RE.findall(raw)]
     sizes = [num / den for _, (num, den) in parts]
     if any(later >= earlier for earlier, later in zip(sizes, sizes[1:])):
         return None
-    return sum(n * num / den for n, (num, den) in parts)
+    return sum(n * num / den for n, (num, den) in parts), sizes[-1]
 
 
 def _parse_text(raw: str, kind: str) -> float:
     """One text cell as a float in the canonical unit of ``kind``."""
-    if kind == "days" and (compound := _compound_duration(raw)) is not None:
-        return compound
+    if kind == "days" and (compound := compound_duration_unit(raw)) is not None:
+        return compound[0]
     middle = _parse_range(raw, kind)
     if middle is not None:
         return middle

@@ -382,7 +382,6 @@ def _doc_paragraphs(doc: str) -> list[Markup]:
     return out
 
 
-#: What the derived-only quantities are computed from (relations say it themselves).
 #: The architecture fields F per token is counted from (Megatron-LM's and PaLM's conventions), as the card lists them.
 _ARCHITECTURE_FIELDS: tuple[str, ...] = ("layers", "d_model", "heads", "head_dim", "kv_heads", "ffn_dim", "seq_len",
                                          "vocab_size", "experts", "experts_per_token")
@@ -391,6 +390,7 @@ _USED_CONVENTION = re.compile(r"(?:: |; )([^:;]+?): [^;]*\(used\)")
 #: Inputs of :data:`_DERIVED_FROM` listed only when the claim has them (a fine-tune's trainable parameters).
 _WHEN_GIVEN: frozenset[str] = frozenset({"trainable_params"})
 
+#: What the derived-only quantities are computed from (relations say it themselves).
 _DERIVED_FROM: dict[str, tuple[str, ...]] = {
     "flops_per_token": ("n_eff",),
     "tokens_per_param": ("tokens", "params"),
