@@ -225,13 +225,25 @@ class Catalog:
         for key in _lookup_keys(name) + _lookup_keys(_plain(str(name))):
             i = self._index.get(key)
             if i is not None:
-                return self._rows[i]
+                return self._with_remarked_memory(name, self._rows[i])
         found = self._by_words(str(name))
         if found is None and (singular := _PLURAL.sub("", str(name))) != str(name):
             # "3072 NVIDIA H100s" (Databricks on DBRX), "A100s": a model number made plural. Tried only once the
             # name as written matched nothing, so a name ending in S ("L40S") is itself.
             return self.lookup(singular)
         return found
+
+    def _with_remarked_memory(self, name: str, row: Accelerator) -> Accelerator | None:
+        """``row``, found for ``name``, unless a remark in parentheses gives another memory size: then the variant
+        of that size, or None. "H100 (94GB memory)" is the 94 GB NVL card, not the 80 GB SXM5 that "H100" alone
+        reads as; "H100 (40GB)" names no H100 there is, and is not resolved (no variant is guessed)."""
+        remarked = [float(m) for r in _PARENS.findall(str(name)) for m in _REMARK_MEMORY.findall(r)]
+        if not remarked or any(math.isclose(m, row.memory_gb, rel_tol=0.01) for m in remarked):
+            return row
+        bare = _PARENS.sub(" ", str(name)).strip()
+        sized = [found for m in remarked if (found := self.lookup(f"{bare} {m:g}GB")) is not None
+                 and math.isclose(found.memory_gb, m, rel_tol=0.01)]
+        return sized[0] if len(sized) == 1 else None
 
     def _by_words(self, name: str) -> Accelerator | None:
         """The one row whose names hold every word of ``name`` (:meth:`lookup`), else None."""
@@ -459,6 +471,8 @@ class Catalog:
 _FILLER = re.compile(r"\b(?:tensor\s*cores?|(?:ai\s+)?accelerators?|gpus?|processors?|cards?|pods?)\b")
 #: A memory size in a name ("80GB", "40 GB", "H100-80G", "32GiB").
 _MEMORY_SIZE = re.compile(r"\d\s*(?:gb|gib|g)\b", re.IGNORECASE)
+#: A memory size in a remark in parentheses ("H100 (94GB memory)", "A100 (40 GB)"): its number in GB.
+_REMARK_MEMORY = re.compile(r"(\d+(?:\.\d+)?)\s*(?:gb|gib|g)\b", re.IGNORECASE)
 #: A memory size written with "G" for GB ("H100-80G") or apart from its number ("16 GB"): one word, as the
 #: catalog's names write it ("80gb", "16gb").
 _GIGABYTES = re.compile(r"(?<=\d)(?:\s?g|\s+gi?b)\b")

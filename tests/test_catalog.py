@@ -65,6 +65,25 @@ def test_h100_pcie_is_a_different_row_with_its_own_peak(catalog):
 def test_parenthesized_variant_is_not_dropped(catalog, name, accel_id):
     assert catalog.lookup(name).id == accel_id
 
+@pytest.mark.parametrize("name, accel_id, memory_gb", [
+    # A remark that gives a memory size picks the variant of that size: 94 GB is the H100 NVL (NVIDIA H100 NVL
+    # product brief: 94 GB HBM3), not the 80 GB SXM5 that "H100" alone reads as.
+    ("H100 (94GB memory)", "h100-nvl-94gb", 94),
+    ("A100 (80GB memory)", "a100-sxm4-80gb", 80),  # the size the bare name reads as: unchanged
+    ("V100 (16 GB HBM2)", "v100-sxm2-16gb", 16),  # "V100" alone reads as the 32 GB card
+])
+def test_a_remarked_memory_size_picks_its_variant(catalog, name, accel_id, memory_gb):
+    found = catalog.lookup(name)
+    assert (found.id, found.memory_gb) == (accel_id, memory_gb)
+
+
+def test_a_remarked_memory_size_no_variant_has_is_not_resolved(catalog):
+    # No H100 has 40 GB (H100 whitepaper v1.04: 80 GB SXM5 and PCIe, 94 GB NVL): reading "H100 (40GB)" as the
+    # 80 GB SXM5 would check the memory against twice what the claim says; it is an unknown accelerator (H001).
+    assert catalog.lookup("H100 (40GB)") is None
+    assert any("H100" in c for c in catalog.close_matches("H100 (40GB)"))
+
+
 
 @pytest.mark.parametrize("name", ["H1000", "A1000", "H100X", "B2000", ""])
 def test_near_misses_are_unknown(catalog, name):
