@@ -138,10 +138,36 @@ def test_a_utilization_reads_cell_by_cell_fractions_beside_percentages_and_beyon
     report = to_json(check([str(path)]))
     mfu = [c["quantities"].get("mfu", {}).get("value") for c in report["claims"]]
     assert mfu == pytest.approx([0.39, 0.40, 0.41, 450, None])
-    assert report["claims"][4]["quantities"]["hfu"]["value"] == 1  # 1 is a whole (100 %), not 1 %
-    assert [c["status"] for c in report["claims"]][:4] == ["pass", "pass", "pass", "fail"]
+    # A bare 1 is both readings at once, 100 % as a fraction and 1 % as a percentage: refused, saying both.
+    assert "hfu" not in report["claims"][4]["quantities"]
+    [refused] = [f for f in report["claims"][4]["findings"] if f["rule"] == "V001"]
+    assert "written '1' is 100 % as a fraction of 1 and 1 % as a percentage" in refused["message"]
+    assert [c["status"] for c in report["claims"]] == ["pass", "pass", "pass", "fail", "invalid"]
     assert "U001" in {f["rule"] for f in report["claims"][3]["findings"]}
     assert len(report["summary"]["input"]["notes"]) == 1  # once per file and header
+
+
+def test_a_bare_1_as_a_utilization_is_refused_not_passed_on_its_one_digit(tmp_path):
+    """LLaMA 65B (Touvron et al. 2023, Sec. 2.4): 2,048 A100-80GB for about 21 days on 1.4T tokens, so 6 x 65.2e9 x
+    1.4e12 = 5.48e23 FLOP / (2,048 x 504 h x 3600 x 312e12) = 47.2 % MFU. Written "1" (or "1.0"), the MFU is 100 %
+    as a fraction and 1 % as a percentage; read as 100 %, its one digit (anything from 50 % to 150 %) let it agree
+    with the 47.2 % the other figures imply, and the claim passed. A header unit settles it: "MFU (%)" makes 1 one
+    percent, and the implied 47.2 % then contradicts it."""
+    path = tmp_path / "runs.csv"
+    rows = "".join(f"{i},65.2B,1.4T,A100-80GB,2048,21,{mfu}\n" for i, mfu in enumerate(["1", "1.0", "0.472"]))
+    path.write_text("id,params,tokens,hardware,chips,wall_clock_days,mfu\n" + rows, encoding="utf-8")
+    report = to_json(check([str(path)]))
+    assert [c["status"] for c in report["claims"]] == ["invalid", "invalid", "pass"]
+    assert report["claims"][2]["quantities"]["mfu"]["value"] == pytest.approx(0.472)
+    for claim in report["claims"][:2]:
+        [refused] = [f for f in claim["findings"] if f["rule"] == "V001"]
+        assert refused["message"].endswith("write 100% or 1%"), refused["message"]
+    unit = tmp_path / "unit.csv"
+    unit.write_text("id,params,tokens,hardware,chips,wall_clock_days,MFU (%)\na,65.2B,1.4T,A100-80GB,2048,21,1\n",
+                    encoding="utf-8")
+    [claim] = to_json(check([str(unit)]))["claims"]
+    assert claim["quantities"]["mfu"]["value"] == pytest.approx(0.01)
+    assert claim["status"] == "fail"
 
 
 def test_palm_utilizations_typed_without_their_signs_are_read_as_percentages():

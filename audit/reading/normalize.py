@@ -576,9 +576,13 @@ def normalize(raw: RawTable) -> Claims:
         parsed = np.asarray(parsed, dtype=float)
         if name == "seq_len" and not pd.api.types.is_numeric_dtype(col.dtype):
             parsed = _binary_thousands(parsed, cell_text)
+        ambiguous = None
         if q.fraction:
-            parsed = _bare_percentages(name, parsed, cell_text, name in numbers, header_units, raw, notes)
+            parsed, ambiguous = _bare_percentages(name, parsed, cell_text, name in numbers, header_units, raw, notes)
         refused = _refused_by_header(name, raw.sources.get(name), raw.header_units, col)
+        if ambiguous is not None:
+            refused = ambiguous if refused is None else (refused[0] | ambiguous[0],
+                                                         np.where(ambiguous[0], ambiguous[1], refused[1]))
         other = _names_other_utilization(name, cell_text, coded)
         if other is not None:
             refused = other if refused is None else (refused[0] | other[0],
@@ -777,26 +781,42 @@ def normalize(raw: RawTable) -> Claims:
 
 def _bare_percentages(name: str, parsed: np.ndarray, cell_text: np.ndarray, numbers_only: bool,
                       header_units: tuple[np.ndarray, list[str | None]] | None, raw: RawTable,
-                      notes: list[tuple[str, str]]) -> np.ndarray:
+                      notes: list[tuple[str, str]]) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
     """A utilization (MFU, HFU: a fraction of 1) written as a number from 1 to 100 with no unit and no header
     unit: a percentage with its sign left off (a run sheet's ``reported_mfu`` of 42.5), read as one (÷ 100), and
     said once per file and header (``notes``). Cell by cell, so a claim reads the same alone as in any batch. A
     figure above 100 is no percentage of a utilization either: left as written for U001 to call impossible.
-    ``numbers_only``: the column holds number cells (each one a bare number)."""
-    candidate = (parsed > 1) & (parsed <= 100)
+    ``numbers_only``: the column holds number cells (each one a bare number).
+
+    Returns the figures, and the cells refused with their messages (None: none): a bare 1 is either reading at
+    once (100 % as a fraction, 1 % as a percentage), two figures a hundred times apart, and a claim should not
+    pass on either guess (read as 100 %, its one digit let it agree with an implied 47 %)."""
+    candidate = (parsed >= 1) & (parsed <= 100)
     if header_units is not None:  # a header naming a unit ("MFU (%)") has said what its numbers are
         codes, units = header_units
         candidate &= np.equal(np.asarray(units, dtype=object), None)[codes]
     rows = np.flatnonzero(candidate)
     if not len(rows):
-        return parsed
+        return parsed, None
     if not numbers_only:
         rows = rows[map_unique(pd.Series(cell_text[rows], dtype=object), is_bare_number).to_numpy(dtype=bool)]
         if not len(rows):
-            return parsed
+            return parsed, None
+    q = BY_NAME[name]
+    ambiguous = None
+    one = parsed[rows] == 1
+    if one.any():
+        mask = np.zeros(len(parsed), dtype=bool)
+        mask[rows[one]] = True
+        messages = np.full(len(parsed), None, dtype=object)
+        messages[rows[one]] = [f"{q.label} written {t!r} is 100 % as a fraction of 1 and 1 % as a percentage: write "
+                               f"100% or 1%" for t in cell_text[rows[one]].tolist()]
+        ambiguous = (mask, messages)
+        rows = rows[~one]
+        if not len(rows):
+            return parsed, ambiguous
     parsed = parsed.copy()
     parsed[rows] /= 100
-    q = BY_NAME[name]
     files = raw.files[rows] if raw.files is not None else np.full(len(rows), "<input>", dtype=object)
     source = raw.sources.get(name)
     headers = (np.asarray(source.categories, dtype=object)[np.asarray(source.codes)[rows]] if source is not None
@@ -805,7 +825,7 @@ def _bare_percentages(name: str, parsed: np.ndarray, cell_text: np.ndarray, numb
         notes.append((str(file), f"{str(header)!r}: {q.label} figures from 1 to 100 written without a unit are read "
                                  f"as percentages ({q.label} is a fraction of 1: 42.5 is 42.5 %); a header such as "
                                  f"'{header} (%)' says so"))
-    return parsed
+    return parsed, ambiguous
 
 
 #: The scope a throughput written per accelerator gets when the claim gives none.
