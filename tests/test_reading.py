@@ -389,6 +389,21 @@ def test_a_semicolon_file_says_a_comma_between_thousands_may_be_a_decimal_comma(
     assert load([str(plain)]).notes == []
 
 
+
+
+def test_a_semicolon_file_says_a_dot_before_three_digits_may_separate_thousands(tmp_path):
+    """The mirror of the comma: in the same European export, GPT-3's 10,000 V100s (Patterson et al. 2021, Table 4)
+    are written '10.000', which reads as 10 chips; said, as the comma is. '0,213' (a leading 0) cannot be
+    thousands: it is refused as a decimal comma when read, and the thousands note no longer claims it."""
+    path = tmp_path / "eu.csv"
+    path.write_text("id;params;tokens;chips;mfu\ngpt3;175B;300B;10.000;0,213\n", encoding="utf-8")
+    claims = load([str(path)])
+    assert claims.values["chips"].tolist() == [10]
+    assert claims.notes == [(str(path), "figures with a dot before three digits are read as decimals ('chips': 1, "
+                                        "such as '10.000' (row 2)); in a file separated by ';', as spreadsheets in "
+                                        "many European locales write it, the dot may separate thousands: check "
+                                        "those figures")]
+    assert "decimal comma" in claims.invalid.loc[claims.invalid["field"] == "mfu", "message"].iat[0]
 def test_a_utilization_cell_naming_the_other_utilization_is_refused(tmp_path):
     """A cell may name its utilization ("12.8 % MFU"); one that names the other ("52 % HFU" under mfu) would check the
     wrong figure (HFU exceeds MFU by the recomputation, 4/3 for full recomputation), so it is refused, naming the

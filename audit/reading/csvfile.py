@@ -79,28 +79,37 @@ def read_csv(path: Path, file: str, data: bytes | None = None, sep: str = ",") -
 
 #: A figure whose only separators are commas between groups of three digits ("7,000", "1,024"): thousands in
 #: English, but a decimal comma and three decimals where ';' separates the cells (a European spreadsheet export).
-_COMMA_GROUPED = r"^\s*[0-9]{1,3}(?:,[0-9]{3})+\s*$"
+#: A leading 0 ("0,213") cannot be thousands: such a cell is refused as a decimal comma when read, not noted here.
+_COMMA_GROUPED = r"^\s*[1-9][0-9]{0,2}(?:,[0-9]{3})+\s*$"
+#: A figure with one dot before three digits ("10.000", "1.000"): a decimal point in English, but a thousands
+#: separator in the same European exports (10.000 chips are ten thousand there).
+_DOT_GROUPED = r"^\s*[1-9][0-9]{0,2}\.[0-9]{3}\s*$"
 
 
 def _comma_groups(frame: pd.DataFrame, rows: np.ndarray, file: str) -> list[tuple[str, str]]:
-    """A note on a ';'-separated file whose cells write a figure such as "7,000": read as 7000, the comma taken
-    for a thousands separator, where the file's locale may mean 7.000; the first such cell is quoted. A decimal
-    comma that cannot be thousands ("0,45") is refused cell by cell when read."""
-    seen: list[tuple[str, int, str]] = []  # (column, the number of such cells, the first one quoted with its row)
-    for column in frame.columns:
-        values = frame[column]
-        if values.dtype != object:
-            continue
-        found = values.astype("string").str.fullmatch(_COMMA_GROUPED).fillna(False).to_numpy(dtype=bool)
-        if found.any():
-            first = int(np.flatnonzero(found)[0])
-            seen.append((str(column), int(found.sum()), f"{values.iat[first]!r} (row {int(rows[first])})"))
-    if not seen:
-        return []
-    where = ", ".join(f"{column!r}: {count:,}, such as {shown}" for column, count, shown in seen[:5])
-    return [(file, f"figures with a comma between groups of three digits are read as thousands ({where}); in a file "
-                   f"separated by ';', as spreadsheets in many European locales write it, the comma may be a decimal "
-                   f"point: check those figures")]
+    """Notes on a ';'-separated file whose cells write a figure such as "7,000" (read as 7000, the comma taken for
+    a thousands separator) or "10.000" (read as 10, the dot taken for a decimal point), where the file's locale
+    may mean the other; the first such cell of a column is quoted. A decimal comma that cannot be thousands
+    ("0,45") is refused cell by cell when read."""
+    notes = []
+    for pattern, read, other in ((_COMMA_GROUPED, "a comma between groups of three digits are read as thousands",
+                                  "the comma may be a decimal point"),
+                                 (_DOT_GROUPED, "a dot before three digits are read as decimals",
+                                  "the dot may separate thousands")):
+        seen: list[tuple[str, int, str]] = []  # (column, the number of such cells, the first one with its row)
+        for column in frame.columns:
+            values = frame[column]
+            if values.dtype != object:
+                continue
+            found = values.astype("string").str.fullmatch(pattern).fillna(False).to_numpy(dtype=bool)
+            if found.any():
+                first = int(np.flatnonzero(found)[0])
+                seen.append((str(column), int(found.sum()), f"{values.iat[first]!r} (row {int(rows[first])})"))
+        if seen:
+            where = ", ".join(f"{column!r}: {count:,}, such as {shown}" for column, count, shown in seen[:5])
+            notes.append((file, f"figures with {read} ({where}); in a file separated by ';', as spreadsheets in "
+                                f"many European locales write it, {other}: check those figures"))
+    return notes
 
 
 def _finish(frame: pd.DataFrame, problems: list[tuple[int, str, str]], file: str,
