@@ -46,19 +46,52 @@ def parquet_files(paths: Sequence[str]) -> list[str]:
     out: list[str] = []
     for p in paths:
         if p != "-" and os.path.isdir(p):
-            import pyarrow.dataset as ds
-
+            # Listed here, not by Arrow's dataset discovery, which opens the first file it finds to read a schema
+            # and so refused a whole folder for a CSV lying beside its Parquet files (unread_in_folders says it).
+            # Names starting with "." or "_" are skipped, as Arrow skips them (_SUCCESS, .crc files).
             try:
-                files = sorted(ds.dataset(p, format="parquet", exclude_invalid_files=False).files)
-            except (OSError, ValueError) as exc:
+                files = sorted(os.path.join(root, f) for root, dirs, names in os.walk(p, onerror=_raise)
+                               for f in names if f.lower().endswith(PARQUET_EXTENSIONS)
+                               and not f.startswith((".", "_"))
+                               and not any(part.startswith((".", "_")) for part in
+                                           os.path.relpath(root, p).split(os.sep) if part != "."))
+            except OSError as exc:
                 _unusable(p, "cannot list the folder: {}", exc)
-            files = [f for f in files if f.lower().endswith(PARQUET_EXTENSIONS)]
             if not files:
                 _unusable(p, "a folder without Parquet files (.parquet, .pq)")
             out.extend(files)
         else:
             out.append(p)
     return out
+
+
+def _raise(exc: OSError) -> None:
+    raise exc
+
+
+def unread_in_folders(paths: Sequence[str]) -> list[tuple[str, str]]:
+    """What a folder given as input holds and the audit does not read, as (folder, note): files that are not
+    Parquet (a CSV beside the Parquet files is not part of the dataset), and the keys of Hive-style partition
+    folders ("year=2023"), whose values are in the folder names, not in the files' columns."""
+    notes: list[tuple[str, str]] = []
+    for p in paths:
+        if p == "-" or not os.path.isdir(p):
+            continue
+        others: list[str] = []
+        keys: dict[str, None] = {}
+        for root, dirs, files in os.walk(p):
+            dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))  # skipped, as parquet_files skips them
+            keys.update((d.split("=", 1)[0], None) for d in dirs if "=" in d)
+            others.extend(os.path.relpath(os.path.join(root, f), p) for f in sorted(files)
+                          if not f.lower().endswith(PARQUET_EXTENSIONS) and not f.startswith((".", "_")))
+        if others:
+            shown = ", ".join(others[:5]) + (f" and {len(others) - 5:,} more" if len(others) > 5 else "")
+            notes.append((p, f"{len(others):,} file{'s' if len(others) != 1 else ''} in the folder "
+                             f"{'are' if len(others) != 1 else 'is'} not Parquet and not read: {shown}"))
+        if keys:
+            notes.append((p, f"partition keys in its folder names are not read as fields: {', '.join(keys)} "
+                             f"(only the Parquet files' own columns are)"))
+    return notes
 
 
 def _unusable(path: str, message: str, exc: BaseException | None = None) -> None:

@@ -438,7 +438,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     With no PATHS, audits the bundled corpus of published training runs.
     """
     from audit.allocator import keep_freed_memory
-    from audit.batching import default_batch_size, start_workers_server
+    from audit.batching import default_batch_size, start_workers_server, unread_in_folders
 
     if quiet and verbose:
         raise AuditUsageError("-q/--quiet and -v/--verbose ask for opposite things; give one")
@@ -462,6 +462,9 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
                        f"a csv or parquet table or the json report written to a file with -o, and to --findings)",
                        err=True)
         jobs = 1
+    if not quiet:
+        for folder, message in unread_in_folders(inputs):
+            click.echo(f"train-audit: note: {_printable(folder)}: {message}", err=True)
     if jobs > 1 and (claims is None or claims > (batch_size or default_batch_size(jobs, fmt))):
         # Decided without importing the audit (audit.batching): the workers' server imports it beside this process.
         start_workers_server()

@@ -370,3 +370,22 @@ def test_a_small_folder_is_read_whole_for_a_report_that_needs_every_claim(datase
 def test_a_folder_in_batches_still_needs_a_streamable_report(dataset):
     res = CliRunner().invoke(cli, ["check", str(dataset[0]), "-f", "github", "--batch-size", "10"])
     assert res.exit_code == 2 and "need the whole input at once" in res.output
+
+
+def test_a_folder_says_what_it_holds_that_is_not_read(tmp_path):
+    """A folder input is its Parquet files: a CSV beside them and the keys of Hive-style partition folders
+    ("year=2023", whose values are in the folder names, not the files) are not read, and said so once."""
+    from audit.batching import unread_in_folders
+
+    folder = tmp_path / "runs"
+    for year in (2023, 2024):
+        (folder / f"year={year}").mkdir(parents=True)
+        _claims(3, year).to_parquet(folder / f"year={year}" / "part-0.parquet", index=False)
+    _claims(2, 9).to_csv(folder / "extra.csv", index=False)
+    assert unread_in_folders([str(folder)]) == [
+        (str(folder), "1 file in the folder is not Parquet and not read: extra.csv"),
+        (str(folder), "partition keys in its folder names are not read as fields: year (only the Parquet files' own "
+                      "columns are)")]
+    res = CliRunner().invoke(cli, ["check", str(folder), "-f", "csv", "-o", str(tmp_path / "out.csv")])
+    assert "not Parquet and not read: extra.csv" in res.output and "partition keys" in res.output
+    assert len(pd.read_csv(tmp_path / "out.csv")) == 6
