@@ -429,6 +429,30 @@ _NUMBER_WORD_RE = re.compile(
     r"|(an?)(?= (?:hour|day|week|fortnight|month|year|thousand|million|billion|trillion)s?\b)", re.IGNORECASE)
 
 
+#: "half a day", "half an hour", "half a million": a half of one unit.
+_HALF_OF_ONE_RE = re.compile(r"^half an? (?=[a-z])", re.IGNORECASE)
+#: "two and a half weeks", "2 and a half days": a number and a half, before its unit.
+_AND_A_HALF_RE = re.compile(r"^(?P<n>[0-9]+|[a-z]+) and a half (?=[a-z])", re.IGNORECASE)
+#: "a day and a half", "one month and a half": one unit and a half, the half after it.
+_UNIT_AND_A_HALF_RE = re.compile(r"^(?:an?|one) (?P<unit>[a-z]+) and a half$", re.IGNORECASE)
+
+
+def _with_halves(s: str) -> str:
+    """A cell's halves written in words, in digits: "half a day" is "0.5 day", "two and a half weeks" "2.5 weeks",
+    "a day and a half" "1.5 day" (MPT-1.3B's model card: "about half a day" on 440 A100s). Any other text as it
+    is: the reader refuses what it cannot read."""
+    if (half := _HALF_OF_ONE_RE.match(s)) is not None:
+        return f"0.5 {s[half.end():]}"
+    if (half := _AND_A_HALF_RE.match(s)) is not None:
+        n = half.group("n")
+        whole = int(n) if n.isdigit() else _NUMBER_WORDS.get(n.lower())
+        if whole is not None and n.lower() not in ("a", "an"):
+            return f"{whole}.5 {s[half.end():]}"
+    if (half := _UNIT_AND_A_HALF_RE.match(s)) is not None:
+        return f"1.5 {half.group('unit')}"
+    return s
+
+
 def _descriptor_problem(tokens: list[str], unit_kind: str, *, after_number: bool = True) -> None:
     """Refuse words before the unit that are a multiplier, a unit, a number, a product or a rate (see
     _NOT_DESCRIPTORS and _UNREAD_MULTIPLIERS); ``after_number``: the first word stands right after the number (or
@@ -918,6 +942,7 @@ def _read_number(raw: str, kind: str) -> _Number | None:
                      else "a currency amount is not a quantity here")
     if s.endswith("+"):
         s = s[:-1].rstrip()
+    s = _with_halves(s)  # "half a day", "two and a half weeks", "a day and a half" (model cards)
     if (word := _NUMBER_WORD_RE.match(s)) is not None:  # "about five weeks" (press reports), "two months"
         s = f"{_NUMBER_WORDS[word.group(0).lower()]}{s[word.end():]}"
 

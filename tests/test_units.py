@@ -601,6 +601,13 @@ def test_an_exponent_is_no_range():
     ("an hour", "hours", 1.0),
     ("ten thousand GPUs", "count", 10_000.0),
     ("a million tokens", "count", 1e6),
+    # Halves in words: MPT-1.3B's model card trained "about half a day" on 440 A100s (was "no number found").
+    ("about half a day", "days", 0.5),
+    ("half an hour", "hours", 0.5),
+    ("two and a half weeks", "days", 17.5),       # 2.5 x 7 days
+    ("2 and a half days", "days", 2.5),
+    ("a day and a half", "days", 1.5),
+    ("one and a half days", "days", 1.5),
 ])
 def test_small_numbers_written_as_words_are_read(text: str, kind: str, expected: float) -> None:
     """Blog posts and press releases write durations and counts in words; "about five weeks" was refused ("no
@@ -608,7 +615,8 @@ def test_small_numbers_written_as_words_are_read(text: str, kind: str, expected:
     assert parse_value(text, kind) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("text", ["a few weeks", "a couple of months", "several days", "three point five days"])
+@pytest.mark.parametrize("text", ["a few weeks", "a couple of months", "several days", "three point five days",
+                                  "a half day", "half of the days"])
 @pytest.mark.parametrize("kind", ["days", "hours"])
 def test_vague_amounts_in_words_are_refused(text: str, kind: str) -> None:
     """"a few weeks" is no number: refused, never read as one week. "three point five days" goes on in words past
