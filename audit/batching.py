@@ -79,11 +79,15 @@ def unread_in_folders(paths: Sequence[str]) -> list[tuple[str, str]]:
             continue
         others: list[str] = []
         keys: dict[str, None] = {}
+        parquet = False
         for root, dirs, files in os.walk(p):
             dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))  # skipped, as parquet_files skips them
             keys.update((d.split("=", 1)[0], None) for d in dirs if "=" in d)
             others.extend(os.path.relpath(os.path.join(root, f), p) for f in sorted(files)
                           if not f.lower().endswith(PARQUET_EXTENSIONS) and not f.startswith((".", "_")))
+            parquet = parquet or any(f.lower().endswith(PARQUET_EXTENSIONS) for f in files)
+        if not parquet:
+            continue  # not a dataset: the reader says what the folder is
         if others:
             shown = ", ".join(others[:5]) + (f" and {len(others) - 5:,} more" if len(others) > 5 else "")
             notes.append((p, f"{len(others):,} file{'s' if len(others) != 1 else ''} in the folder "

@@ -1205,6 +1205,15 @@ class HFUFromRecompute(RelationRule):
     subjects = ("hfu", "mfu")
     symbols = {"hfu": "HFU", "recompute_factor": "r", "mfu": "MFU"}
     order = 100
+
+    @classmethod
+    def applies(cls, state: WorkState) -> np.ndarray | None:
+        # A stated hardware rate over the datasheet's peak is the HFU itself (C014), where r times an MFU is built on
+        # an r that may be assumed (C015's 4/3): GPT-NeoX-20B's 117 TFLOP/s per A100 (Black et al. 2022, Sec. 3)
+        # is an HFU of 117 / 312 = 37.5 %, which this relation, first in line, gave as 4/3 × 29.5 % = 39.4 %. There
+        # C013 (achieved_hw = r · achieved) checks what this relation would.
+        peak = np.isfinite(state.col("peak_flops_per_chip")) | np.isfinite(state.col("catalog_peak"))
+        return ~(state.stated("achieved_hardware_flops_per_chip") & peak)
     # A stated (steady-state) HFU may exceed r times an MFU derived from the end-to-end time by goodput, as C003.
     goodput_quantity = "hfu"
     goodput_unless_stated = ("mfu",)

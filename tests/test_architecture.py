@@ -59,6 +59,19 @@ def test_hfu_quoted_where_mfu_belongs_is_named():
     assert f["explanations"][0]["cause"] == "recompute"
 
 
+def test_a_stated_hardware_rate_gives_the_hfu_itself_not_r_times_the_mfu():
+    """GPT-NeoX-20B (Black et al. 2022, Sec. 3 and Table 1): 20.56B parameters, 150,000 steps x 1,538 x 2,048 =
+    472.5B tokens, 96 A100-SXM4-40GB for 1,830 hours, "117 TFLOP/s per GPU". 6 x 20.56e9 x 472.5e9 = 5.83e22 FLOP
+    over 96 x 1,830 x 3600 s is 92.1 TFLOP/s of model FLOPs, so the 117 counts hardware FLOPs (C015): its HFU is
+    117 / 312 = 37.5 % of the A100's dense FP16 peak. It was given as 4/3 x 29.5 % = 39.4 % (C008, with C015's
+    assumed r), a figure built on an assumption where the stated one gives it directly."""
+    c = one({"id": "gpt-neox-20b", "params": 20556201984, "tokens": "472.5B", "hardware": "A100-SXM4-40GB",
+             "precision": "fp16", "chips": 96, "wall_clock_days": "1830 hours", "achieved_flops_per_chip": "117 TFLOP/s"})
+    assert c["quantities"]["hfu"]["value"] == pytest.approx(117e12 / 312e12)
+    assert c["quantities"]["hfu"]["how"].startswith("C014")
+    assert c["status"] == "pass"
+
+
 def test_unstated_precision_is_assumed_and_said():
     c = one({"id": "h100", "params": "70B", "tokens": "1.4T", "hardware": "H100", "chip_hours": 1e6})
     f = [f for f in c["findings"] if f["rule"] == "U001"]
