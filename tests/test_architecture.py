@@ -66,7 +66,8 @@ def test_a_stated_hardware_rate_gives_the_hfu_itself_not_r_times_the_mfu():
     117 / 312 = 37.5 % of the A100's dense FP16 peak. It was given as 4/3 x 29.5 % = 39.4 % (C008, with C015's
     assumed r), a figure built on an assumption where the stated one gives it directly."""
     c = one({"id": "gpt-neox-20b", "params": 20556201984, "tokens": "472.5B", "hardware": "A100-SXM4-40GB",
-             "precision": "fp16", "chips": 96, "wall_clock_days": "1830 hours", "achieved_flops_per_chip": "117 TFLOP/s"})
+             "precision": "fp16", "chips": 96, "wall_clock_days": "1830 hours",
+             "achieved_flops_per_chip": "117 TFLOP/s"})
     assert c["quantities"]["hfu"]["value"] == pytest.approx(117e12 / 312e12)
     assert c["quantities"]["hfu"]["how"].startswith("C014")
     assert c["status"] == "pass"
