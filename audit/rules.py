@@ -1781,7 +1781,10 @@ class PhasesSum(Rule):
         if phases is None:
             return cls.formula
         row, name = int(f["row"]), str(f["quantity"])
-        parts = [fmt.operand(name, float(phases.cell("q", i, name))) for i in result.phase_rows(row)]
+        values = [float(phases.cell("q", i, name)) for i in result.phase_rows(row)]
+        # A phase that gives no such figure is not a term of the sum (a floor over the phases that do: "nan" read
+        # as a number that was there).
+        parts = [fmt.operand(name, v) if v == v else "(not stated)" for v in values]
         return f"{name} = Σ phases = {' + '.join(parts)} = {fmt.operand(name, float(f['expected']))}"
 
 
@@ -2236,9 +2239,11 @@ class MFUPlausible(_Utilization):
     """Model FLOPs utilization is at most 100 % and usually within a plausible band (15-65 %).
 
     **What it checks.** The MFU, claimed or derived. Above 100 % is impossible (error): the claim asks for more
-    arithmetic than the hardware can do. Outside the band is a warning: above about 65 % is beyond what
-    measured matrix-multiply ceilings allow on current GPUs; below about 15 % is unusual for a tuned run and
-    often means the wrong peak or a partial time (info); below 1 % (the floor) the hardware could have done a
+    arithmetic than the hardware can do. Outside the band 15-65 % is worth a note (info): above it is near what
+    measured matrix-multiply kernels reach, and above 80 % (the ceiling) beyond them (a warning); below it is
+    unusual for a tuned run and often means a time that covers more than the training (evaluation, restarts,
+    post-training), a peak above the one the run used (a 2:4-sparse figure, or FP8's for a BF16 run), or a compute that
+    counts only part of the work (info); below 1 % (the floor) the hardware could have done a
     hundred times the compute in the time stated, so the figures describe different things (a warning: StyleGAN's
     row, whose compute counts each image as one token, implies 0.0065 %).
 
@@ -2262,8 +2267,9 @@ class MFUPlausible(_Utilization):
 class HFUPlausible(_Utilization):
     """Hardware FLOPs utilization is at most 100 %, within the plausible band, and never below MFU.
 
-    **What it checks.** A claimed HFU: above 100 % is impossible; outside 15-65 % a warning; below the MFU an
-    error, because HFU counts the recomputed FLOPs on top of the model FLOPs (HFU ≥ MFU by definition).
+    **What it checks.** A claimed HFU: above 100 % is impossible; outside 15-65 % a note (info) and above 80 % a
+    warning, as for MFU (U001); below the MFU an error, because HFU counts the recomputed FLOPs on top of the
+    model FLOPs (HFU ≥ MFU by definition).
 
     **Why it matters.** HFU quoted as MFU flatters a run by the recomputation factor (4/3 with full
     activation recomputation).

@@ -154,3 +154,5 @@ def test_a_part_of_the_phases_bounds_the_total_from_below():
     claim = to_json(check_records([doubled]))["claims"][0]
     [c010] = [f for f in claim["findings"] if f["rule"] == "C010" and f["quantity"] == "tokens"]
     assert c010["severity"] == "warning" and "cannot be less than a part of it" in c010["message"]
+    # The formula names the phase that gives no tokens as such, not as "nan": 1.0T + (not stated) = 1T.
+    assert c010["formula"] == "tokens = Σ phases = 1T + (not stated) = 1T", c010["formula"]
