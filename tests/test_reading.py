@@ -273,6 +273,28 @@ def test_the_sheet_read_is_named_and_sheet_reads_another(workbook, cli_run):
     assert res.exit_code == 2 and "--sheet: applies to spreadsheets" in res.stderr
 
 
+def test_a_hidden_first_sheet_is_passed_over_and_an_empty_one_names_the_others(workbook, tmp_path):
+    """A workbook whose first sheet is hidden (a lookup table) is read from the first sheet shown, as whoever opens
+    it sees it (it was read, and refused as "none of its columns is understood"); a sheet read with no claims says
+    which other sheets there are, and how to read one."""
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.load_workbook(workbook)
+    book["Runs"].sheet_state = "hidden"
+    hidden = tmp_path / "hidden.xlsx"
+    book.save(hidden)
+    claims = load([str(hidden)])
+    assert list(claims.info["id"]) == ["second"]
+    assert claims.notes == [(str(hidden), "read sheet 'More' (2 of 2: Runs, More; hidden: Runs; the first shown; "
+                                          "--sheet reads another)")]
+    assert list(load([str(hidden)], sheet="Runs").info["id"]) == ["first"]  # named, it is read
+    book = openpyxl.load_workbook(workbook)
+    book["Runs"].delete_rows(2)
+    empty = tmp_path / "empty.xlsx"
+    book.save(empty)
+    with pytest.raises(LoadError, match=r"but no rows \(its other sheets: 'More'; --sheet NAME reads one\)"):
+        load([str(empty)])
+
+
 def test_a_title_above_a_sheets_table_is_passed_over_and_said(tmp_path, cli_run):
     """A report's sheet opens with a title and a blank row above its table: the header is the first row naming
     fields (row 3), the rows keep their numbers in the sheet, and a note names what was passed over. Before, the

@@ -43,7 +43,9 @@ def read_xlsx(path: Path, file: str, data: bytes | None = None, sheet: str | Non
         raise LoadError(file, f"not a readable spreadsheet: {first_line(exc)}") from None
     try:
         names = list(book.sheetnames)
-        title = _choose(names, sheet, file)
+        # The first sheet a reader of the workbook sees: a hidden one (a lookup table) is skipped unless named.
+        visible = [n for n in names if getattr(book[n], "sheet_state", "visible") == "visible"] or names
+        title = _choose(visible if sheet is None else names, sheet, file)
         values = _cells(book[title])
     except LoadError:
         raise
@@ -53,14 +55,20 @@ def read_xlsx(path: Path, file: str, data: bytes | None = None, sheet: str | Non
         book.close()
     notes: list[tuple[str, str]] = []
     if len(names) > 1:
-        how = f"--sheet {sheet}" if sheet is not None else "the first; --sheet reads another"
-        notes.append((file, f"read sheet {title!r} ({names.index(title) + 1} of {len(names)}: {', '.join(names)}; "
-                            f"{how})"))
+        hidden = [n for n in names if n not in visible]
+        how = (f"--sheet {sheet}" if sheet is not None else "the first" + (" shown" if hidden else "")
+               + "; --sheet reads another")
+        notes.append((file, f"read sheet {title!r} ({names.index(title) + 1} of {len(names)}: {', '.join(names)}"
+                            f"{'; hidden: ' + ', '.join(hidden) if hidden else ''}; {how})"))
+    # What an error about the sheet read says of the others: the sheet may simply be the wrong one.
+    others = [n for n in names if n != title]
     where = f"sheet {title!r}" if len(names) > 1 else "the sheet"
+    elsewhere = (f" (its other sheets: {', '.join(repr(n) for n in others)}; --sheet NAME reads one)"
+                 if others else "")
     numbers = [r for r, row in values if any(_filled(v) for v in row)]
     rows = [row for _, row in values if any(_filled(v) for v in row)]
     if not rows:
-        raise LoadError(file, f"no claims: {where} is empty")
+        raise LoadError(file, f"no claims: {where} is empty{elsewhere}")
     top = _header_row(rows)
     if top:
         skipped = "; ".join(f"{numbers[i]}: {_shown(rows[i])}" for i in range(top))
@@ -70,7 +78,7 @@ def read_xlsx(path: Path, file: str, data: bytes | None = None, sheet: str | Non
     header, body, row_numbers = rows[top], rows[top + 1:], numbers[top + 1:]
     if not body:
         named = [str(h) for h in header if _filled(h)]
-        raise LoadError(file, f"no claims: {where} has a header ({header_words(named)}) but no rows")
+        raise LoadError(file, f"no claims: {where} has a header ({header_words(named)}) but no rows{elsewhere}")
     width = max(len(header), *(len(r) for r in body))
     columns = mangle([_header(h) for h in header] + [""] * (width - len(header)))
     cells = np.full((len(body), width), None, dtype=object)
