@@ -84,6 +84,13 @@ def test_json_lines_bad_line_is_one_invalid_claim_and_the_rest_are_read(tmp_path
     bad = next(c for c in doc["claims"] if c["status"] == "invalid")
     [v001] = findings_of(bad, "V001")
     assert "line 2" in v001["message"]
+    # The line is the file's (2), the column the line's (the quote opening "tok is the 30th character), not the
+    # parser's "line 1" of a one-line text.
+    truncated = tmp_path / "truncated.jsonl"
+    truncated.write_text('{"id": "ok1", "params": "7B"}\n{"id": "c", "params": "70B", "tok\n')
+    [v001] = findings_of(audit_json(truncated)["claims"][1], "V001")
+    assert v001["message"].endswith("line 2: not valid JSON: Unterminated string starting at column 30"), \
+        v001["message"]
 
 
 # -------------------------------------------------------------------------------------------------- CSV

@@ -57,17 +57,21 @@ def json_depth(data: bytes, chunk: int = 1 << 24) -> int:
     return deepest
 
 
-def _loads(text: str, file: str) -> Any:
+def _loads(text: str, file: str, one_line: bool = False) -> Any:
     """Parse JSON safely: nesting bounded before the parser runs, ``NaN`` kept as text and ``Infinity`` read as
     a float (so both are reported, not silently used), integers of any length accepted, a key given twice in
-    one object noted on the object."""
+    one object noted on the object. ``one_line``: the text is a line of a file (JSON Lines), whose number the
+    caller gives: an error names the column alone."""
     data = text.encode("utf-8", errors="surrogatepass")
     if data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH and json_depth(data) > MAX_JSON_DEPTH:
         raise LoadError(file, f"JSON nested deeper than {MAX_JSON_DEPTH} levels; claims are flat records")
     try:
         return json.loads(text, parse_constant=_keep_constant, object_pairs_hook=_object, parse_int=_integer)
     except json.JSONDecodeError as exc:
-        raise LoadError(file, f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+        where = f"column {exc.colno}" if one_line else f"line {exc.lineno}, column {exc.colno}"
+        # The parser's own words may end in "at" ("Unterminated string starting at"): one "at", not two.
+        raise LoadError(file, f"not valid JSON: {exc.msg}{' ' if exc.msg.endswith(' at') else ' at '}{where}") \
+            from None
     except RecursionError:  # pragma: no cover - guarded by the depth scan above
         raise LoadError(file, "JSON nested too deeply") from None
 
@@ -275,7 +279,7 @@ def read_jsonl(path: Path, file: str, data: bytes | None = None) -> RawTable:
             continue
         linenos.append(lineno)
         try:
-            items.append(_loads(line, file))
+            items.append(_loads(line, file, one_line=True))
         except LoadError as exc:
             line_problems.append((len(items), f"line {lineno}: {exc.message}"))
             items.append(None)
