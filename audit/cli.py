@@ -432,7 +432,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
           statistics: bool = False, quiet: bool = False, columns_map: str | None = None,
           profile: str | None = None, mlflow_uri: str | None = None, experiments: tuple[str, ...] = (),
           catalog_file: str | None = None, batch_size: int | None = None, jobs: int | None = None) -> None:
-    """Audit claims in PATHS (JSON, JSON Lines, CSV, Parquet, XLSX; '-' reads JSON or JSON Lines from stdin; a
+    """Audit claims in PATHS (JSON, JSON Lines, CSV, Parquet, XLSX; '-' reads JSON, JSON Lines or CSV from stdin; a
     folder: the Parquet files in it, a partitioned dataset).
 
     With no PATHS, audits the bundled corpus of published training runs.

@@ -287,3 +287,14 @@ def test_stdin_json_lines(cli_run):
     assert [c["id"] for c in doc["claims"]] == ["llama-65b-0", "llama-65b-1", "llama-65b-2"]
     assert [c["input"]["row"] for c in doc["claims"]] == [1, 2, 3]  # JSON Lines rows are line numbers
     assert_llama65(doc["claims"][2])
+
+
+def test_stdin_csv(cli_run):
+    # `cat runs.csv | train-audit check -`: was "not valid JSON: Expecting value at line 1", exit 2.
+    header = ",".join(LLAMA65)
+    row = ",".join(f'"{v}"' if "," in str(v) else str(v) for v in LLAMA65.values())
+    res = cli_run("check", "-", "--format", "json", input=f"{header}\n{row}\n".encode())
+    assert res.exit_code == 0, res.output
+    [claim] = res.json()["claims"]
+    assert claim["id"] == "llama-65b" and claim["input"]["row"] == 2  # a CSV's rows count the header as 1
+    assert_llama65(claim)

@@ -53,7 +53,12 @@ def os_error(exc: OSError) -> str:
 
 def _stdin_format(data: bytes) -> str:
     """``jsonl`` when standard input holds JSON Lines (a first line that is a whole JSON object, and more lines
-    after it: ``cat runs.jsonl | train-audit check -``), else ``json``."""
+    after it: ``cat runs.jsonl | train-audit check -``), ``csv`` when it holds text that is not JSON (``cat
+    runs.csv | train-audit check -``: it was refused as "not valid JSON"), else ``json``."""
+    start = data.lstrip()[:1]
+    if start and start not in (b"{", b"[") and not data.startswith((b"\xef\xbb\xbf{", b"\xef\xbb\xbf[")) \
+            and b"\0" not in data[:1024]:
+        return "csv"
     lines = data.lstrip().splitlines()
     if len(lines) < 2 or not lines[0].lstrip().startswith(b"{") or not any(x.strip() for x in lines[1:]):
         return "json"
@@ -65,7 +70,7 @@ def _stdin_format(data: bytes) -> str:
 
 def read_path(path_text: str, stdin: io.BufferedReader | None = None, options: ReadOptions | None = None,
               display: str | None = None) -> RawTable:
-    """Read one input path (``-`` reads JSON from standard input). Raises :class:`LoadError` for unusable files,
+    """Read one input path (``-`` reads JSON, JSON Lines or CSV from standard input). Raises :class:`LoadError` for unusable files,
     operating-system errors included (named, with the file).
 
     The columns are as the file names them; :func:`read_paths` gives them canonical names. ``display``: the name
