@@ -70,8 +70,8 @@ def _stdin_format(data: bytes) -> str:
 
 def read_path(path_text: str, stdin: io.BufferedReader | None = None, options: ReadOptions | None = None,
               display: str | None = None) -> RawTable:
-    """Read one input path (``-`` reads JSON, JSON Lines or CSV from standard input). Raises :class:`LoadError` for unusable files,
-    operating-system errors included (named, with the file).
+    """Read one input path (``-`` reads JSON, JSON Lines or CSV from standard input). Raises :class:`LoadError`
+    for unusable files, operating-system errors included (named, with the file).
 
     The columns are as the file names them; :func:`read_paths` gives them canonical names. ``display``: the name
     used in messages and reports (default: the path as given, with any byte that is not UTF-8 escaped).
