@@ -469,3 +469,20 @@ def test_train_hours_beside_gpu_hours_are_the_wall_clock_hours(tmp_path):
     a100 = tmp_path / "a100.csv"  # an accelerator named in the header: accelerator-hours, not read as wall-clock
     a100.write_text("run_id,n_params,gpu_hours,a100_hours\nr1,1.1B,1440,1440\n", encoding="utf-8")
     assert [u[1] for u in check([str(a100)]).claims.unread_columns] == ["a100_hours"]
+
+
+def test_a_column_the_audit_does_not_use_written_twice_is_kept_and_said(tmp_path):
+    """A header written twice for a field the audit uses is refused (which column is meant cannot be guessed); one
+    it does not use is kept as extra fields, the second under the reader's name 'foo.1', which the file does not
+    have: said, so that the name in the warning and the report is not a mystery."""
+    from audit.reading import load
+
+    path = tmp_path / "dup.csv"
+    path.write_text("id,params,tokens,foo,foo\nx1,175B,300B,a,b\n", encoding="utf-8")
+    claims = load([str(path)])
+    assert list(claims.extras["foo"]) == ["a"] and list(claims.extras["foo.1"]) == ["b"]
+    assert (str(path), "the column 'foo' is given 2 times: the second is kept as 'foo.1'") in claims.notes
+    twice = tmp_path / "twice.csv"
+    twice.write_text("id,params,params\nx1,175B,175B\n", encoding="utf-8")
+    with pytest.raises(Exception, match="the column 'params' is given 2 times"):
+        load([str(twice)])

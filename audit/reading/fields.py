@@ -496,7 +496,7 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
         notes.extend((file, said) for said in _counts_under_hardware(frame, headers, groups, columns))
 
     if not per_row:
-        _refuse_repeated_headers(file, headers, extra, columns)
+        notes.extend((file, said) for said in _refuse_repeated_headers(file, headers, extra, columns))
     whole_rows = {pos for pos, fld, _ in problems if not fld}
     if require_known and not groups and len(whole_rows) < n:
         raise LoadError(file, _nothing_understood(headers, per_row))
@@ -596,10 +596,12 @@ def _wall_clock_hours_word(header: str) -> bool:
     return len(words) >= 2 and words[-1] in ("hours", "hrs", "hr") and set(words[:-1]) <= _RUN_HOURS_WORDS
 
 
-def _refuse_repeated_headers(file: str, headers: list[str], extra: list[int], columns: ColumnMap | None) -> None:
+def _refuse_repeated_headers(file: str, headers: list[str], extra: list[int], columns: ColumnMap | None) -> list[str]:
     """A header written twice ("params,params"; the readers name the second "params.1", as pandas does) for a field
-    the audit uses is two columns for one field: which one is meant cannot be guessed, so the file is refused."""
+    the audit uses is two columns for one field: which one is meant cannot be guessed, so the file is refused. Any
+    other header written twice is kept under the readers' names, which the file does not have: said (notes)."""
     named = set(headers)
+    kept: dict[str, list[str]] = {}
     for i in extra:
         m = re.fullmatch(r"(?P<base>.+)\.(?P<k>[1-9][0-9]*)", headers[i])
         if not m or m.group("base") not in named:
@@ -608,6 +610,10 @@ def _refuse_repeated_headers(file: str, headers: list[str], extra: list[int], co
         if canon is not None and canon not in DISPLAY_ONLY:
             raise LoadError(file, f"the column {m.group('base')!r} is given {int(m.group('k')) + 1} times "
                                   f"({canon}: {_label(canon)}); keep one (which one is meant cannot be guessed)")
+        kept.setdefault(m.group("base"), []).append(headers[i])
+    return [f"the column {base!r} is given {len(names) + 1} times: "
+            f"{'the second is' if len(names) == 1 else 'the others are'} kept as {', '.join(repr(n) for n in names)}"
+            for base, names in kept.items()]
 
 
 def _header_unit_notes(headers: list[str], groups: dict[str, list[int]], columns: ColumnMap | None) -> list[str]:
