@@ -593,7 +593,7 @@ class ClaimRecords:
             },
             "quantities": self.quantities.records(row) if quantities is None else quantities,
             "findings": findings,
-            "extra": {k: _extra_value(v) for k, v in ((k, values[row]) for k, values in self.extras)
+            "extra": {k: extra_value(v) for k, v in ((k, values[row]) for k, values in self.extras)
                       if _present(v)},
         }
         made = self._phase_rows(row)
@@ -661,7 +661,7 @@ def _present(v: Any) -> bool:
 _MAX_INT_DIGITS = 300
 
 
-def _extra_value(v: Any) -> Any:
+def extra_value(v: Any) -> Any:
     """An extra field's value made JSON-safe, recursively: non-finite floats become None, huge ints text."""
     if isinstance(v, (np.datetime64, np.timedelta64, dt.date, dt.time, dt.timedelta)):
         # A spreadsheet's date cell (a datetime64 column): ISO 8601 text, None when missing (NaT). numpy's
@@ -680,9 +680,9 @@ def _extra_value(v: Any) -> Any:
     if isinstance(v, (list, tuple)) or (hasattr(v, "tolist") and not isinstance(v, dict)):
         # An array's own items (numpy scalars, which the branches above read), not tolist()'s ints for dates.
         items = list(v) if isinstance(v, np.ndarray) else v.tolist() if hasattr(v, "tolist") else v
-        return [_extra_value(x) for x in items]
+        return [extra_value(x) for x in items]
     if isinstance(v, dict):
-        return {str(k): _extra_value(x) for k, x in v.items()}
+        return {str(k): extra_value(x) for k, x in v.items()}
     return str(v)
 
 

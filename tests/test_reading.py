@@ -511,3 +511,17 @@ def test_a_count_written_with_the_word_of_what_its_field_counts_is_read(tmp_path
     assert claims.values["dataset_size"].tolist()[0] == 1.28e6
     assert claims.text_of("epochs").tolist() == ["90 epochs", "2 passes"]  # shown as written
     assert claims.invalid["field"].tolist() == ["dataset_size"]  # "256M sequences"
+
+
+def test_integer_ids_with_a_null_among_them_stay_integers(tmp_path):
+    """A Parquet column of integer ids with a null reaches pandas as floats: its ids 1 and 3 were named "1.0" and
+    "3.0"; they are 1 and 3, and the claim without one is named by its file and row."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "ids.parquet"
+    pq.write_table(pa.table({"id": pa.array([1, None, 3], pa.int64()), "params": ["7B"] * 3}), path)
+    assert list(load([str(path)]).info["id"]) == ["1", "ids.parquet#2", "3"]
+    halves = tmp_path / "halves.parquet"
+    pq.write_table(pa.table({"id": [1.5, None, 3.0], "params": ["7B"] * 3}), halves)
+    assert list(load([str(halves)]).info["id"]) == ["1.5", "halves.parquet#2", "3.0"]  # not all whole: as written

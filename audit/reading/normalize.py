@@ -58,6 +58,21 @@ class Texts(NamedTuple):
     kind: str
 
 
+def _whole_numbers(series: pd.Series) -> pd.Series:
+    """A float column of whole numbers as Python integers (None where missing), others as they are: a Parquet column of integer ids
+    with a null among them reaches pandas as floats, and its ids 1 and 3 were named "1.0" and "3.0"."""
+    if not pd.api.types.is_float_dtype(series.dtype):
+        return series
+    values = series.to_numpy(dtype=np.float64)
+    given = values[~np.isnan(values)]
+    if not len(given) or not (np.all(given == np.round(given)) and np.all(np.abs(given) < 2.0**53)):
+        return series
+    whole = np.full(len(values), None, dtype=object)
+    at = np.flatnonzero(~np.isnan(values))
+    whole[at] = values[at].astype(np.int64).tolist()
+    return pd.Series(whole, index=series.index, dtype=object)
+
+
 def column_texts(series: pd.Series, arrow: "pa.Array | None" = None) -> Texts:
     """Cells as display text (None when absent); numbers keep their shortest repr (as ``repr(float)``).
     ``arrow``: the Arrow string column the cells were converted from (:class:`audit.claims.ArrowText`), when they
@@ -690,7 +705,7 @@ def normalize(raw: RawTable) -> Claims:
         if name in frame.columns:
             if (arrow := arrow_of(raw, name, frame[name])) is not None:
                 arrows[name] = arrow
-            read[name] = column_texts(frame[name], arrow)
+            read[name] = column_texts(_whole_numbers(frame[name]) if name in _NUMBER_OK else frame[name], arrow)
             info_a[:, j] = read[name].texts
             if name == "hardware":  # "N/A", "unknown", "-": no accelerator named, not an unknown one
                 said = info_a[:, j]

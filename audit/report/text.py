@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Callable
 
@@ -10,7 +11,7 @@ import numpy as np
 from audit import formatting as fmt
 from audit.findings import STATUSES_WORST_FIRST, Finding
 from audit.quantities import label
-from audit.records import SHOWN_QUANTITIES, derivation, findings_by_row, summary
+from audit.records import SHOWN_QUANTITIES, extra_value, derivation, findings_by_row, summary
 from audit.report import Options, register
 from audit.result import AuditResult
 from audit.rules import RULES
@@ -211,10 +212,11 @@ def _extras(result: AuditResult, row: int) -> str:
     for col in extras.columns:
         if col == "phases":
             continue
-        v = extras[col].iat[row]
-        if v is None or (isinstance(v, float) and v != v):
+        # As the JSON report gives it (a missing date is no "NaT", a list no numpy repr "['x' 'y']").
+        v = extra_value(extras[col].iat[row])
+        if v is None:
             continue
-        parts.append(f"{col}={v}")
+        parts.append(f"{col}={json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v}")
     return "; ".join(parts)
 
 
