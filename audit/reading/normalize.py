@@ -59,8 +59,9 @@ class Texts(NamedTuple):
 
 
 def _whole_numbers(series: pd.Series) -> pd.Series:
-    """A float column of whole numbers as Python integers (None where missing), others as they are: a Parquet column of integer ids
-    with a null among them reaches pandas as floats, and its ids 1 and 3 were named "1.0" and "3.0"."""
+    """A float column of whole numbers as Python integers (None where missing), others as they are: a Parquet
+    column of integer ids with a null among them reaches pandas as floats, and its ids 1 and 3 were named "1.0"
+    and "3.0"."""
     if not pd.api.types.is_float_dtype(series.dtype):
         return series
     values = series.to_numpy(dtype=np.float64)
