@@ -75,6 +75,9 @@ class Evaluation:
     hardware: pd.DataFrame
     architecture: pd.DataFrame
     findings: pd.DataFrame
+    #: Which way each value may be off where it was written as a bound or derived from one (int8, the columns of
+    #: ``q``: -1 at most, +1 at least, 2 either way, 0 exact); None when no claim writes a bound.
+    bounds: pd.DataFrame | None = None
 
 
 def resolve_hardware(claims: Claims, catalog: Catalog) -> pd.DataFrame:
@@ -400,8 +403,10 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     found = [p for p in parts if p is not None]
     findings = findings_table(found, order=_finding_order,
                               rule_categories=rule_dtype([p.rule for p in found]).categories)
+    bounds = None if state.directions is None else pd.DataFrame(state.directions, index=q.index, columns=q.columns)
     return Evaluation(claims=_restated_texts(claims, state.restated), config=config, q=q,
-                      source=source_frame(source), how=how, hardware=hw, architecture=arch, findings=findings)
+                      source=source_frame(source), how=how, hardware=hw, architecture=arch, findings=findings,
+                      bounds=bounds)
 
 
 def _restated_texts(claims: Claims, moves: list[tuple[np.ndarray, str, str]]) -> Claims:
@@ -599,7 +604,7 @@ def apply_relations(state: WorkState, preused: Mapping[str, np.ndarray] | None =
     def collect(rule: type[RelationRule], rows: np.ndarray, check: _Check) -> None:
         parts.append(check.findings(rule, rows))
 
-    _relations(state, preused, collect, undo)
+    state.directions = _relations(state, preused, collect, undo)
     return parts
 
 
@@ -702,7 +707,7 @@ def combined_directions(directions: np.ndarray, signs: np.ndarray) -> np.ndarray
 
 def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
                collect: Callable[[type[RelationRule], np.ndarray, "_Check"], None],
-               undo: list[_Undo] | None = None, done: np.ndarray | None = None) -> None:
+               undo: list[_Undo] | None = None, done: np.ndarray | None = None) -> np.ndarray | None:
     """Derive and check with every relation until no more can be derived (a fixed point); ``collect`` receives
     each relation's checked rows (positions in the state's frames) as they are found, ``undo`` (when given) what
     each cell held before the relations wrote into it. ``done``, when given, marks rows (``collect`` may mark
@@ -719,6 +724,9 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
     only at the rows a relation has not been used on yet and that changed since it last looked at them. No step
     depends on another row: a claim's result is the same whatever claims it is solved with (the outlier search
     stacks many variants of a claim in one call).
+
+    Returns which way each value may be off (rows × the columns of ``state.q``: :func:`stated_directions`, and
+    for a derived value :func:`combined_directions` of its inputs'), or None when no claim writes a bound.
     """
     config = state.config
     rules = relation_rules()
@@ -925,6 +933,9 @@ def _relations(state: WorkState, preused: Mapping[str, np.ndarray] | None,
             if _lent_by(frame, values):  # the relations wrote into the frame itself
                 continue
             frame.iloc[:, [frame.columns.get_loc(names[j]) for j in changed_at]] = values[:, changed_at]
+    # Which way each value may be off (figures written as bounds and those derived from them), for the checks and
+    # words that come after the relations; None when no claim writes a bound.
+    return direction
 
 
 def _lent_by(frame: pd.DataFrame, values: np.ndarray) -> bool:

@@ -72,4 +72,4 @@ def _audit(claims: Claims, config: Config, catalog: Catalog, prefill: Mapping[st
     return AuditResult(claims=ev.claims, config=config, q=ev.q, source=ev.source, how=ev.how, hardware=ev.hardware,
                        findings=ev.findings, status=status,
                        explanations=explain(ev) if words else no_explanations(), architecture=ev.architecture,
-                       phase_result=phase_result, phase_parent=parent, catalog=catalog)
+                       phase_result=phase_result, phase_parent=parent, catalog=catalog, bounds=ev.bounds)

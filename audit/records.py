@@ -443,6 +443,7 @@ class _QuantityColumns:
             rows = np.arange(len(result))
         out: dict[int, dict[str, dict[str, Any]]] = {row: {} for row in rows.tolist()}
         for name, unit, sources, values, hows, texts in self.columns:
+            bounds = _bounds_column(result, name)
             numbers = values[rows]
             numbers = numbers.astype(float) if numbers.dtype.kind != "f" else numbers
             at = np.flatnonzero(np.not_equal(sources[rows], None) & ~np.isnan(numbers))
@@ -460,6 +461,8 @@ class _QuantityColumns:
                                         hows[at].tolist()):
                 # _record, inline: it runs for every quantity of every claim.
                 rec: dict[str, Any] = {"value": rounded[k], "unit": unit, "source": src, "display": shown[k]}
+                if bounds is not None and bounds[row]:
+                    _mark_bound(rec, int(bounds[row]))
                 if src == "claimed":
                     rec["text"] = texts[row] if texts is not None else None
                 else:
@@ -524,6 +527,8 @@ class _QuantityColumns:
         """One quantity's record: its value, unit, source and display, with its text as stated or how it was
         derived (``how_text``: that derivation, when already made)."""
         rec: dict[str, Any] = {"value": value, "unit": unit, "source": src, "display": display}
+        if (way := self.result.bound(row, name)) != 0:
+            _mark_bound(rec, way)
         if src == "claimed":
             rec["text"] = texts[row] if texts is not None else None
         else:
@@ -531,6 +536,28 @@ class _QuantityColumns:
             if hows[row] in RULES:
                 rec["rule"] = hows[row]
         return rec
+
+
+#: How a value written as a bound, or derived from one, may differ from the figure shown (AuditResult.bounds).
+BOUND_WORDS: dict[int, str] = {-1: "at most", 1: "at least", 2: "either way"}
+#: What the display of such a value starts with ("≥ 19.9 %"); a value bounded neither way says so after it.
+_BOUND_MARKS: dict[int, str] = {-1: "≤ ", 1: "≥ ", 2: ""}
+
+
+def _bounds_column(result: AuditResult, name: str) -> np.ndarray | None:
+    """Which way each claim's value of ``name`` may be off (AuditResult.bounds), or None when none is a bound."""
+    if result.bounds is None or name not in result.bounds.columns:
+        return None
+    column = result.column("bounds", name)
+    return column if column.any() else None
+
+
+def _mark_bound(rec: dict[str, Any], way: int) -> None:
+    """A quantity's record said to be a bound: ``bound`` ("at most", "at least", "either way") and its display
+    ("≤ 504,000 chip-h", "≥ 19.9 %", "3.97 USD/chip-h (unbounded: from figures that are bounds both ways)")."""
+    rec["bound"] = BOUND_WORDS[way]
+    rec["display"] = (f"{_BOUND_MARKS[way]}{rec['display']}" if way != 2
+                      else f"{rec['display']} (unbounded: from figures that are bounds both ways)")
 
 
 def claim_record(result: AuditResult, row: int, findings: list[Finding]) -> dict[str, Any]:

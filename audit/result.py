@@ -44,6 +44,10 @@ class AuditResult:
     phase_parent: np.ndarray | None = None
     #: The accelerator catalog the audit used (None: the bundled one); a ``--catalog FILE`` adds rows to it.
     catalog: Catalog | None = None
+    #: Which way each value of ``q`` may be off where the claim wrote it as a bound ("less than 3K GPU weeks") or
+    #: it was derived from one (int8: -1 at most, +1 at least, 2 either way, 0 exact); None when no claim writes a
+    #: bound. Read with :meth:`bound`.
+    bounds: pd.DataFrame | None = None
     #: Column arrays read by :meth:`cell`, filled on first use (rendering reads millions of cells).
     _columns: dict[tuple[str, str], np.ndarray] = field(default_factory=dict, init=False, repr=False,
                                                         compare=False)
@@ -69,6 +73,12 @@ class AuditResult:
         """
         arr = self._columns.get((table, col))
         return (self.column(table, col) if arr is None else arr)[row]
+
+    def bound(self, row: int, col: str) -> int:
+        """Which way the value of ``col`` on ``row`` may be off: -1 at most, +1 at least, 2 either way, 0 exact."""
+        if self.bounds is None or col not in self.bounds.columns:
+            return 0
+        return int(self.cell("bounds", row, col))
 
     def column(self, table: str, col: str) -> np.ndarray:
         """A whole column of ``q``, ``source``, ``how``, ``hardware``, ``architecture``, ``info`` or ``text``, as

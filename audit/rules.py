@@ -320,6 +320,25 @@ class Rule:
         return [cls.formula_text(result, f) for f in findings]
 
 
+def _judged_sides(state: WorkState, name: str, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which of ``rows`` a bound check may call too high, which too low, and which it cannot judge at all. A value
+    written as a bound, or derived from one (:attr:`WorkState.directions`), is known on one side only: Snowflake
+    Arctic's "less than 3K GPU weeks" makes its MFU at least 19.9 %, which may be too high (above 100 % it is) but
+    not too low; its price, "less than $2 million" over those weeks, is bounded neither way."""
+    way = state.direction(name)[rows]
+    return (way == 0) | (way == 1), (way == 0) | (way == -1), way == UNBOUNDED_WAY
+
+
+#: A value bounded neither way (audit.engine.UNBOUNDED: derived from an "at most" and an "at least" figure).
+UNBOUNDED_WAY = 2
+
+
+def _as_bounded(result: "AuditResult", f: FindingRow, text: str) -> str:
+    """A judged value's words, "at least" or "at most" before it where it is a bound (AuditResult.bounds)."""
+    way = result.bound(int(f["row"]), str(f["quantity"]))
+    return {1: f"at least {text}", -1: f"at most {text}"}.get(way, text)
+
+
 def _utilization_message(name: str, result: "AuditResult", f: FindingRow) -> str:
     """U001 and U002: a utilization against 100 % and the plausible band."""
     low, high = result.config.band
@@ -327,6 +346,7 @@ def _utilization_message(name: str, result: "AuditResult", f: FindingRow) -> str
     row, detail, v = int(f["row"]), f["detail"], float(f["claimed"])
     how = result.cell("how", row, name.lower())
     origin = "claimed" if detail in ("claimed", "below-mfu") else f"implied by {how}"
+    pct = _as_bounded(result, f, f"{fmt.percent(v)} %")  # "MFU at least 19.9 %": a bound's words, with its figure
     if v > 1:
         original = result.cell("text", row, name.lower()) if detail == "claimed" else None
         # Only a stated figure can be a percentage typed as a fraction; a derived one is arithmetic.
@@ -334,23 +354,27 @@ def _utilization_message(name: str, result: "AuditResult", f: FindingRow) -> str
             original and ("%" in original or "percent" in original))
         hint = f" ({fmt.sig(v)} looks like a percentage: {fmt.sig(v / 100)} was meant?)" if looks_percent else ""
         if f["severity"] != "error":  # within the precision of the figures (U001's evaluate): not proven impossible
-            return (f"{name} {fmt.percent(v)} % ({origin}) is above 100 %, but by less than the precision of the "
+            return (f"{name} {pct} ({origin}) is above 100 %, but by less than the precision of the "
                     f"figures it comes from: possible only if their rounding hides that much{hint}")
-        return f"{name} {fmt.percent(v)} % ({origin}) is above 100 %: physically impossible{hint}"
+        return f"{name} {pct} ({origin}) is above 100 %: physically impossible{hint}"
     if f["severity"] == "warning" and v < low:
-        return (f"{name} {fmt.percent(v)} % ({origin}) is below {fmt.sig(result.config.floor * 100)} %: the hardware "
+        return (f"{name} {pct} ({origin}) is below {fmt.sig(result.config.floor * 100)} %: the hardware "
                 f"could have done {fmt.sig(1 / v, 2)} times the compute in the time stated, so the compute, the "
                 f"hardware or the time describe something else")
     if f["severity"] == "warning":
-        return (f"{name} {fmt.percent(v)} % ({origin}) is above {fmt.sig(result.config.ceiling * 100)} %, beyond "
+        return (f"{name} {pct} ({origin}) is above {fmt.sig(result.config.ceiling * 100)} %, beyond "
                 f"measured matrix-multiply ceilings")
     if f["severity"] == "info":
         side = "below" if v < low else "above"
-        return f"{name} {fmt.percent(v)} % ({origin}) is {side} the usual band {band}: unusual, not impossible"
+        return f"{name} {pct} ({origin}) is {side} the usual band {band}: unusual, not impossible"
     if not low <= v <= high:  # outside, but by less than the precision of the figures it comes from
-        return (f"{name} {fmt.percent(v)} % ({origin}) is outside the usual band {band} by less than the precision "
+        return (f"{name} {pct} ({origin}) is outside the usual band {band} by less than the precision "
                 f"of the figures it comes from")
-    return f"{name} {fmt.percent(v)} % ({origin}) is within the plausible band {band}"
+    way = result.bound(row, str(f["quantity"]))
+    if way in (1, -1):  # a bound holds on one side: the band is judged on that side alone
+        return (f"{name} {pct} ({origin}) is not {'below' if way == 1 else 'above'} the plausible band {band} (a "
+                f"bound: it may be {'higher' if way == 1 else 'lower'})")
+    return f"{name} {pct} ({origin}) is within the plausible band {band}"
 
 
 #: The largest ratio a relation's ok verdict calls agreement (in log space): 1.25x, the most that attention and
@@ -2197,6 +2221,8 @@ class _Utilization(Rule):
         low, high = state.config.band
         values = state.col(cls.quantity)
         rows = np.flatnonzero(~np.isnan(values))
+        high_ok, low_ok, neither = _judged_sides(state, cls.quantity, rows)
+        rows, high_ok, low_ok = rows[~neither], high_ok[~neither], low_ok[~neither]
         v = values[rows]
         # A figure stated to k digits may be off by half a unit of its last digit (and a derived one by what
         # its inputs may be): only a value beyond a bound by more than that is flagged.
@@ -2209,10 +2235,13 @@ class _Utilization(Rule):
             short = np.log(floor / v)
             below = ~np.isnan(floor) & (short > np.maximum(math.log(ok_f), lam + floor_lam))
             far_below = below & (short > np.maximum(math.log(warn_f), lam + floor_lam))
-            above_one = np.log(v) > lam
-            above_ceiling = np.log(v / state.config.ceiling) > lam
-            below_floor = np.log(min(state.config.floor, low) / v) > lam
-            outside = (np.log(v / high) > lam) | (np.log(low / v) > lam)
+            # A bound is judged on the side it holds (_judged_sides): "at least 19.9 %" may be too high, not low.
+            below &= low_ok
+            far_below &= low_ok
+            above_one = (np.log(v) > lam) & high_ok
+            above_ceiling = (np.log(v / state.config.ceiling) > lam) & high_ok
+            below_floor = (np.log(min(state.config.floor, low) / v) > lam) & low_ok
+            outside = ((np.log(v / high) > lam) & high_ok) | ((np.log(low / v) > lam) & low_ok)
         sev = np.where(above_one | far_below, "error",
                        np.where(above_ceiling | below | below_floor, "warning", np.where(outside, "info", "ok")))
         detail = np.where(below, "below-mfu", source_texts(state.source[cls.quantity].to_numpy()[rows]))
@@ -2343,6 +2372,7 @@ class AchievedBelowPeak(Rule):
             this = state.stated(name)
             stated |= this
             rows = np.flatnonzero(this & ~np.isnan(peak))
+            rows = rows[_judged_sides(state, name, rows)[0]]  # "up to 400 TFLOP/s" may be below any peak
             ach = state.col(name)[rows]
             lam = state.slack(name, "peak_flops_per_chip")[rows] + _SLACK
             sev = cls._severity(np.log(ach / peak[rows]), lam)
@@ -3529,11 +3559,13 @@ class _ReferenceBound(Rule):
         lo, hi = cls._range()
         v = state.col(cls.quantity)
         rows = np.flatnonzero(_stated(state, *cls.triggers) & np.isfinite(v) & (v > 0))
+        high_ok, low_ok, neither = _judged_sides(state, cls.quantity, rows)
+        rows, high_ok, low_ok = rows[~neither], high_ok[~neither], low_ok[~neither]
         x = v[rows]
         lam = state.precision[cls.quantity].to_numpy(dtype=float)[rows] + _SLACK
         with np.errstate(over="ignore"):  # a figure near the float range's top over a bound near 0: inf, above it
-            sev = np.where(np.log(x / hi) > lam, cls.above,
-                           np.where((lo > 0) & (np.log(x / max(lo, 1e-300)) < -lam), cls.below, "ok"))
+            sev = np.where((np.log(x / hi) > lam) & high_ok, cls.above,
+                           np.where((lo > 0) & (np.log(x / max(lo, 1e-300)) < -lam) & low_ok, cls.below, "ok"))
         expected = np.where(x > hi, hi, np.where(x < lo, lo, hi))
         detail = source_texts(state.source[cls.quantity].to_numpy()[rows])
         return findings_part(rows, cls.code, sev.astype(object), cls.quantity, x, expected, detail=detail)
@@ -3587,7 +3619,7 @@ class CarbonIntensityPlausible(_ReferenceBound):
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
-        v = fmt.value(cls.quantity, float(f["claimed"]))
+        v = _as_bounded(result, f, fmt.value(cls.quantity, float(f["claimed"])))
         how = _origin(result, f)
         if f["severity"] == "error":
             return (f"Carbon intensity {v} ({how}) is above any grid's (at most about 1.2 kg CO2e/kWh): emissions "
@@ -3625,12 +3657,16 @@ class PricePlausible(_ReferenceBound):
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
-        v = fmt.value(cls.quantity, float(f["claimed"]))
+        v = _as_bounded(result, f, fmt.value(cls.quantity, float(f["claimed"])))
         how = _origin(result, f)
         if f["severity"] == "error":
             return f"Price {v} ({how}) is above any provider's (at most about USD 40): a cost in the wrong unit?"
         if f["severity"] == "warning":
             return f"Price {v} ({how}) is below the electricity an accelerator-hour costs"
+        way = result.bound(int(f["row"]), cls.quantity)
+        if way in (1, -1):  # a bound: judged on the side it holds
+            side = "below the electricity an accelerator-hour costs" if way == 1 else "above what providers charge"
+            return f"Price {v} ({how}) is not {side}"
         return f"Price {v} ({how}) is within what providers charge"
 
 

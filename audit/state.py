@@ -201,6 +201,10 @@ class WorkState:
     preused: Mapping[str, np.ndarray] | None = None
     #: Findings of the relation rules (the outlier search looks for claims they disagree on).
     relation_findings: list[FindingsPart] = field(default_factory=list)
+    #: Which way each work column's value may be off, where the claim writes a figure as a bound or the value was
+    #: derived from one (rows × the columns of ``q``: -1 at most, +1 at least, 2 either way, 0 exact); None when no
+    #: claim writes a bound. Set by the relations (:func:`audit.engine.apply_relations`).
+    directions: np.ndarray | None = None
     #: Every finding made before the rules of stage ``summary`` run (they read what the others found).
     findings_so_far: list[FindingsPart] = field(default_factory=list)
     #: Runs the relations on other work columns for some claims: (rows, q, source, how, precision) -> their
@@ -221,6 +225,12 @@ class WorkState:
     _finetune: np.ndarray | None = field(default=None, repr=False)
     #: :meth:`stated` per work column, computed on first use.
     _stated: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def direction(self, name: str) -> np.ndarray:
+        """Which way ``name``'s value may be off on each row (:attr:`directions`; all 0 when none is a bound)."""
+        if self.directions is None:
+            return np.zeros(len(self.q), dtype=np.int8)
+        return self.directions[:, self.q.columns.get_loc(name)]
 
     def phases(self) -> np.ndarray:
         """Claims that are a run's phases, not runs: their run speaks for them where a rule is about a whole run."""

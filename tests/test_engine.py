@@ -467,6 +467,33 @@ def test_a_figure_written_as_a_bound_makes_its_checks_inequalities(chips, mfu, t
         assert "holds only as an inequality" in c003[0]["message"]
 
 
+def test_a_figure_derived_from_bounds_is_shown_as_one_and_judged_on_its_side():
+    """Snowflake Arctic (Snowflake blog, April 2024): 480B parameters, 17B active, 3.5T tokens, H100s, "less than
+    3K GPU weeks", "less than $2 million". By hand: 3,000 x 168 h = 504,000 GPU-hours at most; C = 6 x 17e9 x
+    3.5e12 = 3.57e23 FLOP; MFU = 3.57e23 / (504,000 x 3600 x 989.4e12) = 19.9 %, at least (fewer hours, more MFU);
+    price = $2M / 504,000 h = $3.97 per GPU-hour, with both figures at most: bounded neither way. The MFU was shown
+    as 19.9 % "within the plausible band", the price as "within what providers charge" (a helper's field test)."""
+    assert 3.57e23 / (504_000 * 3600 * 989.4e12) == pytest.approx(0.1989, abs=5e-5)
+    result = check_records([{"id": "arctic", "params": "480B", "active_params": "17B", "tokens": "3.5T",
+                             "hardware": "H100", "precision": "bf16", "chip_hours": "less than 3K GPU weeks",
+                             "cost_usd": "less than $2 million"}])
+    claim = to_json(result)["claims"][0]
+    q = claim["quantities"]
+    assert (q["chip_hours"]["bound"], q["chip_hours"]["display"]) == ("at most", "≤ 504,000 h")
+    assert (q["mfu"]["bound"], q["mfu"]["display"]) == ("at least", "≥ 19.9 %")
+    assert q["price_per_chip_hour"]["bound"] == "either way"
+    assert q["price_per_chip_hour"]["value"] == pytest.approx(2e6 / 504_000, rel=1e-3)
+    assert "bound" not in q["compute_flops"]  # 6ND of stated figures: exact
+    assert not [f for f in claim["findings"] if f["rule"] == "E007"]  # a price bounded neither way is not judged
+    [u001] = [f for f in claim["findings"] if f["rule"] == "U001"]
+    assert u001["severity"] == "ok" and "MFU at least 19.9 %" in u001["message"] and "not below" in u001["message"]
+    assert claim["status"] == "pass"
+    # At most 20 GPU-hours give an MFU of at least 3,570 %: impossible on the side the bound holds.
+    few = to_json(check_records([{"id": "few", "params": "17B", "tokens": "3.5T", "hardware": "H100",
+                                  "chip_hours": "less than 20 GPU-hours"}]))["claims"][0]
+    assert [f["severity"] for f in few["findings"] if f["rule"] == "U001"] == ["error"]
+
+
 @pytest.mark.parametrize(("mfu", "recompute", "status"), [
     ("50.7%", "full", "warn"),  # 50.7 / 38.0 = 1.334: r = 4/3, an HFU in the MFU column
     ("50.7%", None, "pass"),  # no recomputation stated: goodput of 75 %, accepted

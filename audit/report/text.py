@@ -75,6 +75,10 @@ def shown_rows(result: AuditResult, limit: int | None = None) -> np.ndarray:
 _HEADER = (f"{'status':<9} {'id':<24} {'params':>9} {'tokens':>9} {'compute':>11} {'accelerator':<22} "
            f"{'MFU':>8}")
 _LEGEND = "* derived by the tool from the stated figures (not stated); ? hardware not in the catalog"
+#: A table cell marked as a bound (claim_line).
+_BOUND_MARK = re.compile(r"[≤≥]|~[0-9]")
+#: The legend's words for bounds, shown only when the table holds one.
+_BOUND_LEGEND = "; ≤/≥ a bound (written as one, or derived from one); ~ bounded neither way"
 
 
 def claim_line(result: AuditResult, row: int, style: Style = _plain) -> str:
@@ -82,10 +86,12 @@ def claim_line(result: AuditResult, row: int, style: Style = _plain) -> str:
     info = result.claims.info
 
     def cell(name: str, unit: bool = False) -> str:
-        """A value, marked ``*`` when the tool derived it (not stated)."""
+        """A value, marked ``*`` when the tool derived it (not stated), ``≤``/``≥`` before it when it is a bound
+        (written as one, or derived from one), ``~`` when it is bounded neither way."""
         value = result.cell("q", row, name)
         derived = value == value and result.cell("source", row, name) != "claimed"
-        return fmt.value(name, value, unit=unit) + ("*" if derived else " ")
+        mark = {-1: "≤", 1: "≥", 2: "~"}.get(result.bound(row, name), "") if value == value else ""
+        return mark + fmt.value(name, value, unit=unit) + ("*" if derived else " ")
 
     status = result.status.iat[row]
     # The accelerator the hardware text resolved to (catalog name), or the text as written with "?" when it did
@@ -153,7 +159,7 @@ def compose(table_lines: list[str], blocks: list[list[str]], total: int, status_
     lines.append(_HEADER)
     lines.append("-" * len(_HEADER))
     lines.extend(table_lines)
-    lines.append(_LEGEND)
+    lines.append(_LEGEND + (_BOUND_LEGEND if any(_BOUND_MARK.search(t) for t in table_lines) else ""))
     lines.append("")
     for block in blocks:
         lines.extend(block)
