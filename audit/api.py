@@ -45,9 +45,17 @@ def check(paths: Sequence[str] = (), config: Config | None = None, stdin: io.Buf
 def check_records(records: list[dict[str, Any]], config: Config | None = None,
                   catalog: Catalog | None = None) -> AuditResult:
     """Audit in-memory claims (dicts with the canonical field names or their aliases); ``catalog``: the
-    accelerators (default the bundled catalog)."""
-    claims = claims_from_records(records)
+    accelerators (default the bundled catalog). A missing value (None, NaN, ``pd.NA``, ``pd.NaT``, as
+    ``DataFrame.to_dict("records")`` gives them) is a figure not stated, as in :func:`check_frame`."""
+    claims = claims_from_records([{k: v for k, v in r.items() if not _missing(v)} if isinstance(r, Mapping) else r
+                                  for r in records])
     return audit_claims(claims, config, catalog, prefill=_catalog_prefill(claims, catalog))
+
+
+def _missing(value: Any) -> bool:
+    """A value that states nothing: None, a float NaN, ``pd.NA`` or ``pd.NaT`` (not an empty list or text)."""
+    return value is None or value is pd.NA or value is pd.NaT or (
+        isinstance(value, (float, np.floating)) and bool(np.isnan(value)))
 
 
 def _catalog_prefill(claims: Any, catalog: Catalog | None) -> dict[str, Prefill]:
@@ -120,11 +128,13 @@ def check_frame(frame: pd.DataFrame, config: Config | None = None, columns: str 
     from audit.reading.paths import mapped_columns
 
     cells = frame.reset_index(drop=True)
-    cells = cells.astype(object).replace({np.nan: None})
+    # Every missing value (NaN, None, pd.NA, NaT) is None, whatever the column's dtype.
+    cells = cells.astype(object).where(cells.notna(), None)
     cells.columns = [str(c) for c in cells.columns]
     raw = RawTable(cells, files=np.full(len(cells), name, dtype=object), text_checked=False)
     table = mapped_columns(raw, name, resolve_maps(columns, profile))
-    return audit_claims(normalize(table), config, catalog)
+    claims = normalize(table)
+    return audit_claims(claims, config, catalog, prefill=_catalog_prefill(claims, catalog))
 
 
 def render(result: AuditResult, fmt: str = "text", title: str = "train-audit report", verbose: bool = False

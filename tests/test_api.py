@@ -44,3 +44,20 @@ def test_records_and_files_give_the_same_json(tmp_path):
     from_records = to_json(check_records([record]))["claims"][0]
     assert from_file["findings"] == from_records["findings"]
     assert from_file["quantities"] == from_records["quantities"]
+
+
+def test_missing_values_mean_not_stated_in_records_as_in_a_frame():
+    """``DataFrame.to_dict("records")`` gives NaN for a missing text and pd.NA or NaT for a nullable column: each
+    made a claim invalid ("a number is not an accepted value") in check_records while check_frame read it as not
+    stated. Both read every one as not stated, and integer ids upcast to floats stay integers ("1", not "1.0")."""
+    import numpy as np
+    import pandas as pd
+
+    from audit.api import check_frame, check_records
+
+    frame = pd.DataFrame({"id": [1.0, np.nan, 3.0], "params": ["65.2B", pd.NA, "7B"], "tokens": ["1.4T"] * 3,
+                          "hardware": ["V100", np.nan, pd.NaT]})
+    framed, recorded = check_frame(frame), check_records(frame.to_dict("records"))
+    assert list(framed.status) == list(recorded.status)
+    assert "invalid" not in set(recorded.status)
+    assert list(framed.claims.info["id"])[0::2] == list(recorded.claims.info["id"])[0::2] == ["1", "3"]

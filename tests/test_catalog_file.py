@@ -50,6 +50,22 @@ def test_a_row_overrides_the_bundled_figures_it_gives(tmp_path):
     assert list(e.findings[e.findings["rule"] == "E001"]["severity"].astype(str)) == ["ok"]
 
 
+def test_check_frame_uses_your_catalogs_price_as_check_records_does(tmp_path):
+    """The DataFrame entry point took the catalog's peaks but not its price or power: 100,000 h x USD 1.85 = USD
+    185,000 was checked against a price derived from the cost itself (a helper's field test of the API)."""
+    import pandas as pd
+
+    from audit.api import check_frame
+
+    path = write(tmp_path, "json.json", json.dumps({"accelerators": [
+        {"id": "h100-sxm5-80gb", "price_per_chip_hour": 1.85, "source_price": "our 2025 rate"}]}))
+    catalog = load_catalog_file(path)
+    claim = {"id": "bad", "hardware": "H100 SXM", "chip_hours": 100000, "cost_usd": "$1.85M"}
+    framed = check_frame(pd.DataFrame([claim]), catalog=catalog)
+    assert "our 2025 rate" in str(framed.how.at[0, "price_per_chip_hour"])
+    assert str(framed.status.iat[0]) == str(check_records([claim], catalog=catalog).status.iat[0]) == "fail"
+
+
 @pytest.mark.parametrize("text, words", [
     ("id,name,bf16_tflops\nacme,ACME,fast\n", "row 1 (id 'acme'): field 'bf16_tflops'"),
     ("id,name,bf16_tflops\nacme,ACME,-5\n", "row 1 (id 'acme'): field 'bf16_tflops'"),

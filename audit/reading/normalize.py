@@ -62,9 +62,12 @@ def _whole_numbers(series: pd.Series) -> pd.Series:
     """A float column of whole numbers as Python integers (None where missing), others as they are: a Parquet
     column of integer ids with a null among them reaches pandas as floats, and its ids 1 and 3 were named "1.0"
     and "3.0"."""
-    if not pd.api.types.is_float_dtype(series.dtype):
+    if series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) in ("floating", "mixed-integer-float"):
+        values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64)  # a frame's cells as objects
+    elif pd.api.types.is_float_dtype(series.dtype):
+        values = series.to_numpy(dtype=np.float64)
+    else:
         return series
-    values = series.to_numpy(dtype=np.float64)
     given = values[~np.isnan(values)]
     if not len(given) or not (np.all(given == np.round(given)) and np.all(np.abs(given) < 2.0**53)):
         return series
