@@ -62,7 +62,8 @@ def _whole_numbers(series: pd.Series) -> pd.Series:
     """A float column of whole numbers as Python integers (None where missing), others as they are: a Parquet
     column of integer ids with a null among them reaches pandas as floats, and its ids 1 and 3 were named "1.0"
     and "3.0"."""
-    if series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) in ("floating", "mixed-integer-float"):
+    floats = ("floating", "mixed-integer-float")
+    if series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) in floats:
         values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64)  # a frame's cells as objects
     elif pd.api.types.is_float_dtype(series.dtype):
         values = series.to_numpy(dtype=np.float64)
