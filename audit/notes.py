@@ -772,7 +772,7 @@ def per_distinct(read: Callable[..., object], notes: pd.Series, *figures: np.nda
     whose first ``positive`` figures are positive (``empty`` for the others, which cost one vectorized test); the
     other figures are passed as they are (NaN included)."""
     out = np.full(len(notes), empty, dtype=object)
-    has = notes.notna().to_numpy()
+    has = notes.notna().to_numpy(copy=True)  # written below (pandas's Copy-on-Write lends read-only arrays)
     for figure in figures[:positive]:
         has &= np.isfinite(figure) & (figure > 0)
     if has.any():

@@ -388,4 +388,7 @@ def write_cells(frame: pd.DataFrame, name: str, rows: np.ndarray | slice, values
         if column.flags.writeable and np.may_share_memory(column, frame[name].to_numpy()):
             column[rows] = values
             return
+    dtype = frame[name].dtype
+    if isinstance(values, np.ndarray) and isinstance(dtype, np.dtype) and dtype.kind in "iu" and values.dtype != dtype:
+        values = values.astype(dtype)  # a source code (int8) as the column holds it: pandas warns of upcasting
     frame.loc[rows, name] = values

@@ -62,9 +62,11 @@ def _whole_numbers(series: pd.Series) -> pd.Series:
     """A float column of whole numbers as Python integers (None where missing), others as they are: a Parquet
     column of integer ids with a null among them reaches pandas as floats, and its ids 1 and 3 were named "1.0"
     and "3.0"."""
-    floats = ("floating", "mixed-integer-float")
-    if series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) in floats:
-        values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64)  # a frame's cells as objects
+    # Cells as objects (a frame's, through check_frame), floats alone: a column of numbers 1 and 1.0 (JSON's, as
+    # written) keeps each its own text.
+    if series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) in ("floating", "mixed-integer-float") \
+            and all(isinstance(v, (float, np.floating)) for v in series.dropna().tolist()):  # rare: float ids
+        values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64)
     elif pd.api.types.is_float_dtype(series.dtype):
         values = series.to_numpy(dtype=np.float64)
     else:
