@@ -101,15 +101,27 @@ def _write_stdout(data: str | bytes | Iterable[str]) -> None:
     if stream is None:
         raise AuditUsageError("cannot write the report: standard output is closed")
     try:
+        buffer = getattr(stream, "buffer", None)
         if isinstance(data, bytes):
             stream.buffer.write(data)
             stream.buffer.flush()
+        elif buffer is not None:
+            # UTF-8 whatever the locale, as files are written: a runner whose standard output is cp1252 (Windows)
+            # or Latin-1 could not hold the reports' "·", "≤" and "×" (it said "standard output is closed"), and
+            # GitHub, SARIF and JSON readers expect UTF-8.
+            stream.flush()
+            for piece in _pieces(data):
+                buffer.write(piece.encode("utf-8"))
+            buffer.flush()
         else:
             for piece in _pieces(data):
                 click.echo(piece, nl=False)
             stream.flush()
     except BrokenPipeError:
         raise
+    except UnicodeEncodeError as exc:
+        raise AuditUsageError(f"cannot write the report to standard output: its encoding ({exc.encoding}) cannot "
+                              f"hold it; write it to a file with -o, or set PYTHONIOENCODING=utf-8") from None
     except OSError as exc:
         from audit.reading.paths import os_error
 

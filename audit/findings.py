@@ -271,8 +271,14 @@ def fail_levels(fail_on: str) -> frozenset[str]:
     names = [FAIL_LEVEL_ALIASES.get(name, name) for name in names]
     for name in names:
         if name not in FAIL_LEVELS:
-            raise ValueError(f"unknown fail level {name!r} (one of {', '.join(FAIL_LEVELS)})")
+            raise ValueError(f"unknown fail level {name!r} (one of {', '.join(FAIL_LEVELS)}; 'error' and 'warning' "
+                             f"name fail and warn)")
         levels |= FAIL_LEVELS[name]
+    # One level, and unchecked beside it: "never,warn" asks for two things, and "fail,warn" read as warn would
+    # gate on more than the first asked.
+    if len({name for name in names if name != "unchecked"}) > 1:
+        raise ValueError(f"{fail_on!r} names more than one level; give one of fail, warn, never (and unchecked "
+                         f"beside it: 'warn,unchecked')")
     if all(name == "unchecked" for name in names):
         levels |= FAIL_LEVELS["fail"]
     return frozenset(levels)

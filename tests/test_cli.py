@@ -425,3 +425,19 @@ def test_estimate_gives_chip_days_beside_chip_hours_and_sources_on_request(cli_r
     assert "42,598 chip-days" in lines[i + 1]
     assert "https://" not in res.stdout
     assert "https://" in cli_run("estimate", "--chip-hours", "1,022,362", "--hardware", "A100 80GB", "-v").stdout
+
+
+@pytest.mark.parametrize("fmt", ["json", "text", "github"])
+def test_reports_on_standard_output_are_utf8_whatever_its_encoding(fmt, tmp_path):
+    """A CI runner whose standard output is cp1252 (Windows) or Latin-1: the JSON and text reports were lost
+    ("cannot write the report: standard output is closed", exit 2: the encoding error was taken for a closed
+    stream) and GitHub annotations came out in cp1252. Written as UTF-8, as files are; "≤" is a bound's mark."""
+    path = tmp_path / "arctic.csv"
+    path.write_text("id,params,active_params,tokens,hardware,chip_hours\n"
+                    "arctic,480B,17B,3.5T,H100,less than 3K GPU weeks\n", encoding="utf-8")
+    env = {**__import__("os").environ, "PYTHONIOENCODING": "cp1252"}
+    proc = subprocess.run([sys.executable, "-m", "audit", "check", str(path), "-f", fmt], capture_output=True,
+                          timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout.decode("utf-8")  # raises if it is not UTF-8
+    assert "arctic" in text and ("≥" in text or fmt == "github")

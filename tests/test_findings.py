@@ -58,6 +58,13 @@ def test_unknown_fail_level_is_refused():
         fail_levels("fail,sometimes")
 
 
+@pytest.mark.parametrize("fail_on", ["never,warn", "warn,never", "fail,warn", "error,warning"])
+def test_two_fail_levels_are_refused(fail_on):
+    # "never,warn" exited 1 on a warning and "fail,warn" gated on warn: which one was meant cannot be guessed.
+    with pytest.raises(ValueError, match="more than one level"):
+        fail_levels(fail_on)
+
+
 def test_statuses_are_reported_in_one_order():
     assert STATUSES == ("pass", "warn", "fail", "invalid", "unchecked")
 
