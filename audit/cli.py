@@ -287,6 +287,23 @@ def _config(tolerance: tuple[str, ...] = (), band: str | None = None, bytes_per_
     return config
 
 
+def _with_settings_lists(**given: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """Lists that add to the settings file's rather than replace them, as ruff's ``--extend-select`` and
+    ``--ignore`` do: ``--tolerance C002=2:4`` on the command line left the file's C001 tolerance out (a CI gate
+    silently loosened), and ``--ignore R001`` brought back the C001 the file ignored. The file's items come first,
+    so the command line's win where both name one rule (``--tolerance``)."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    defaults = ctx.default_map or {}
+    out = []
+    for name, values in given.items():
+        if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE and defaults.get(name):
+            values = (*defaults[name], *values)
+        out.append(tuple(values))
+    return tuple(out)
+
+
 def _fail_on(value: str) -> str:
     from audit.findings import fail_levels
 
@@ -454,6 +471,8 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
 
     if quiet and verbose:
         raise AuditUsageError("-q/--quiet and -v/--verbose ask for opposite things; give one")
+    tolerance, ignore, extend_select = _with_settings_lists(tolerance=tolerance, ignore=ignore,
+                                                           extend_select=extend_select)
     _say_which_settings(quiet)
     codes = _selection(select, ignore, extend_select)
     config = _config(tolerance, band, bytes_per_param, convention, causal_halving)

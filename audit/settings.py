@@ -32,6 +32,9 @@ OWN_FILE = "train-audit.toml"
 PYPROJECT = "pyproject.toml"
 #: The table of ``pyproject.toml`` that holds the settings.
 TABLE = "train-audit"
+#: Options whose value is a path although their type is text ('-' for standard output): read from the settings
+#: file's folder, as the click.Path options are (they were read from the current folder).
+PATH_VALUED = frozenset({"output", "findings_path"})
 #: Options of ``check`` that choose the settings themselves: not settings.
 NOT_SETTINGS = frozenset({"config", "isolated", "help"})
 
@@ -129,7 +132,7 @@ def default_map(settings: Settings, command: click.Command, ctx: click.Context) 
         if param.name in out:
             raise SettingsError(f"{where}: {key!r} is given twice (as '-' and '_' spellings)")
         value = _shape(where, str(key), name, value, param)
-        if settings.path is not None and isinstance(param.type, click.Path):
+        if settings.path is not None and (isinstance(param.type, click.Path) or param.name in PATH_VALUED):
             value = _relative_to(settings.path.parent, value)
         try:
             converted = param.type_cast_value(ctx, value)

@@ -84,6 +84,30 @@ def test_tolerance_table_band_and_bytes_per_param(home: Path):
     assert doc["claims"][0]["status"] == "pass"
 
 
+def test_command_line_lists_add_to_the_files(home: Path):
+    """--tolerance for another rule left out the file's C001 tolerance (1.5x beyond its 1.2: a fail passed as ok,
+    a CI gate silently loosened), and --ignore R001 brought back the C001 the file ignored. They add to the
+    file's lists, as ruff's --ignore does; for the same rule the command line wins (test above)."""
+    (home / "train-audit.toml").write_text('tolerance = ["C001=1.1:1.2"]\n')
+    doc = run_cli("check", "ratio.json", "-f", "json", "--tolerance", "C002=2:4").json()
+    assert doc["claims"][0]["status"] == "fail"
+    (home / "train-audit.toml").write_text('ignore = ["C001"]\n')
+    doc = run_cli("check", "ratio.json", "-f", "json", "--ignore", "R001").json()
+    assert doc["claims"][0]["findings"] == [] and doc["claims"][0]["status"] == "unchecked"
+
+
+def test_output_and_findings_in_the_file_are_read_from_its_folder(home: Path, monkeypatch: pytest.MonkeyPatch):
+    # As the column map is: run from a subfolder, they were written into the current folder instead.
+    (home / "train-audit.toml").write_text('output = "report.txt"\nfindings = "findings.csv"\n')
+    deeper = home / "a" / "b"
+    deeper.mkdir(parents=True)
+    monkeypatch.chdir(deeper)
+    res = run_cli("check", str(home / "ratio.json"))
+    assert res.exit_code in (0, 1), res.stderr
+    assert (home / "report.txt").exists() and (home / "findings.csv").exists()
+    assert not (deeper / "report.txt").exists()
+
+
 def test_format_and_select_from_the_file(home: Path):
     (home / "train-audit.toml").write_text('format = "json"\nignore = ["C001"]\n')
     doc = json.loads(run_cli("check", "ratio.json").stdout)
