@@ -202,9 +202,27 @@ def _regular_target(path: str) -> bool:
     return not os.path.exists(path) or os.path.isfile(path)
 
 
+def _format_of_output(fmt: str, output: str | None) -> str:
+    """The report's format: ``--format`` when given (on the command line or in settings), else the one ``-o``'s
+    extension names (``-o audit.json`` wrote the text report into a file named .json), else text."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    if ctx.get_parameter_source("fmt") != ParameterSource.DEFAULT or output in (None, "-"):
+        return fmt
+    return _EXTENSION_FORMATS.get(os.path.splitext(output)[1].lower(), fmt)
+
+
 def _check_targets(output: str | None, findings_path: str | None, inputs: list[str],
                    fmt: str | None = None) -> None:
     """Check every output path before any work, so a refused run writes nothing at all."""
+    if fmt == "html":
+        from audit.report.html import source_date
+
+        try:
+            source_date()
+        except ValueError as exc:  # a malformed SOURCE_DATE_EPOCH: stop, as reproducible-builds.org asks
+            raise AuditUsageError(str(exc)) from None
     if output not in (None, "-"):
         _check_target(output, "-o", inputs)
         named = _EXTENSION_FORMATS.get(os.path.splitext(output)[1].lower())
@@ -478,6 +496,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_on: str, fi
     config = _config(tolerance, band, bytes_per_param, convention, causal_halving)
     keep_freed_memory()  # the process ends after the audit: freed arrays are kept for the next (audit.allocator)
     inputs = list(paths) if paths else [str(_bundled_corpus())]
+    fmt = _format_of_output(fmt, output)
     _check_targets(output, findings_path, inputs, fmt)
     # A claims table alone shows no outlier note and no explanation: they are not made (the table is the same).
     words = not (fmt in ("csv", "parquet") and findings_path is None and not statistics)

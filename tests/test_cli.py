@@ -441,3 +441,23 @@ def test_reports_on_standard_output_are_utf8_whatever_its_encoding(fmt, tmp_path
     assert proc.returncode == 0, proc.stderr
     text = proc.stdout.decode("utf-8")  # raises if it is not UTF-8
     assert "arctic" in text and ("≥" in text or fmt == "github")
+
+
+def test_the_output_files_extension_gives_the_format_when_none_is_given(tmp_path, cli_run):
+    # "-o audit.json" wrote the text report into a file named .json; an explicit --format still decides.
+    out = tmp_path / "audit.json"
+    res = cli_run("check", str(DATA / "gpt3_175b.json"), "-o", str(out))
+    assert res.exit_code in (0, 1), res.stderr
+    assert json.loads(out.read_text(encoding="utf-8"))["claims"]
+    res = cli_run("check", str(DATA / "gpt3_175b.json"), "-f", "text", "-o", str(tmp_path / "a.txt"))
+    assert res.exit_code in (0, 1) and (tmp_path / "a.txt").read_text(encoding="utf-8").startswith("status")
+
+
+@pytest.mark.parametrize("epoch", ["abc", "-5", "99999999999999"])
+def test_a_malformed_source_date_epoch_stops_the_html_report(epoch, tmp_path, monkeypatch, cli_run):
+    # reproducible-builds.org: a malformed SOURCE_DATE_EPOCH should stop the build. "abc" and "-5" were ignored
+    # (the current time, a report differing run to run unnoticed); 99999999999999 was an internal error.
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", epoch)
+    out = tmp_path / "r.html"
+    res = cli_run("check", str(DATA / "gpt3_175b.json"), "-o", str(out))
+    assert res.exit_code == 2 and "SOURCE_DATE_EPOCH" in res.stderr and not out.exists()

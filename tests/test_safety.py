@@ -373,8 +373,9 @@ def test_a_closed_pipe_ends_the_run_quietly(good, monkeypatch):
     # Python flushes stdout at exit; exit 2, as for any output that could not be written.
     def closed(*args, **kwargs):
         raise BrokenPipeError(32, "Broken pipe")
+        yield  # a generator, as _pieces is
 
-    monkeypatch.setattr(cli_module.click, "echo", closed)
+    monkeypatch.setattr(cli_module, "_pieces", closed)  # the report's pieces, however they are written
     res = invoke("check", str(good))
     assert res.exit_code == 2
     assert "Traceback" not in res.output and "internal error" not in res.output

@@ -124,11 +124,24 @@ def linkify(text: str | None) -> list[tuple[str, str | None]]:
     return merged
 
 
-def _timestamp() -> str:
+def source_date() -> _dt.datetime:
+    """The report's time: ``SOURCE_DATE_EPOCH`` (seconds since 1970, reproducible-builds.org) when set, else now.
+    A value that is not such a number, or beyond year 9999, raises ValueError: the specification asks a tool to
+    stop rather than use the current time, which would make the report differ from run to run unnoticed."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    when = _dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc) if epoch and epoch.isdigit() else \
-        _dt.datetime.now(_dt.timezone.utc)
-    return when.strftime("%Y-%m-%d %H:%M UTC")
+    if epoch is None or epoch == "":
+        return _dt.datetime.now(_dt.timezone.utc)
+    try:
+        if not epoch.strip().isdigit():
+            raise ValueError
+        return _dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        raise ValueError(f"SOURCE_DATE_EPOCH={epoch!r} is not a time: give whole seconds since 1970-01-01 UTC "
+                         f"(reproducible-builds.org), e.g. 1700000000") from None
+
+
+def _timestamp() -> str:
+    return source_date().strftime("%Y-%m-%d %H:%M UTC")
 
 
 # ------------------------------------------------------------------------------------ inline assets + CSP
