@@ -290,8 +290,9 @@ class Rule:
 
     @classmethod
     def summary(cls) -> str:
-        """First line of the documentation."""
-        return cls.doc().splitlines()[0] if cls.doc() else cls.name
+        """The documentation's first paragraph, on one line (its first sentence may run on: C021's formula)."""
+        doc = cls.doc()
+        return " ".join(doc.split("\n\n", 1)[0].split()) if doc else cls.name
 
     @classmethod
     def tolerance_text(cls, config: Config) -> str | None:
@@ -864,8 +865,8 @@ class ComputeSixND(RelationRule):
     **Why it matters.** It is the first consistency test of any training report: a unit slip (PF-days read as
     FLOP, millions for billions) or total parameters used for a mixture-of-experts model show up here first.
     6ND leaves out attention and embeddings (2-25 %), and its other known departures (hardware FLOPs with
-recomputation, 4/3; words counted for tokens; estimates good to about 2x) compound: within 2x is no finding
-(tolerance below), and a ratio beyond 1.25x is said to be within the tolerance, not to agree.
+    recomputation, 4/3; words counted for tokens; estimates good to about 2x) compound: within 2x is no finding
+    (tolerance below), and a ratio beyond 1.25x is said to be within the tolerance, not to agree.
 
     A mixture-of-experts model that does not state its active parameters (its ``architecture``, its parameter
     notes or an expert count say it is one) is held only to the bound C ≤ 6·N_total·D: a compute below it is
