@@ -170,13 +170,17 @@ def audit_partition(frame: pd.DataFrame, what: str = "claims", config: Config | 
     A plain function of a pandas DataFrame, so Dask's ``map_partitions`` and Spark's ``mapInPandas`` run it as
     it is (see the README). Each partition is audited on its own: ``row`` counts rows within the partition, and
     a duplicate id (V002) is found within a partition only; every other finding is the claim's own, the same as
-    when the whole frame is audited at once."""
+    when the whole frame is audited at once. The rows keep the partition's index (a finding, its claim's), so
+    the results join back to the claims they audit, across partitions."""
     if what not in ("claims", "findings"):
         raise ValueError(f"what={what!r}: 'claims' or 'findings'")
     if len(frame) == 0:
         return partition_meta(what)
     result = check_frame(frame, config, columns=columns, profile=profile, name=name)
-    return claims_frame(result) if what == "claims" else findings_frame(result)
+    out = claims_frame(result) if what == "claims" else findings_frame(result)
+    # check_frame numbers the rows 1, 2, ...: the partition's own labels, as Dask's map_partitions expects.
+    out.index = frame.index.take(out["row"].to_numpy(dtype=np.int64) - 1)
+    return out
 
 
 def partition_meta(what: str = "claims") -> pd.DataFrame:

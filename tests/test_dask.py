@@ -49,6 +49,16 @@ def test_map_partitions_equals_one_process(client, what, dask_modules):
     # `row` counts rows within a partition, `file` names the partition: the rest is the claim's own
     got, want = got.drop(columns=["row", "file"]), want.drop(columns=["row", "file"])
     pd.testing.assert_frame_equal(got.reset_index(drop=True), want.reset_index(drop=True))
+    # Each row keeps its claim's label in the whole frame (across partitions), so results join back to it.
+    ids = got["id"] if what == "claims" else got["claim_id"].str.split("/").str[0]
+    assert (CLAIMS.loc[got.index, "id"].to_numpy() == ids.to_numpy()).all()
+
+
+def test_a_partition_keeps_its_labels():
+    # A partition of a frame indexed by run labels: the claims and findings carry them (they were 0, 1, ...).
+    part = CLAIMS.head(3).set_axis(["r-a", "r-b", "r-c"])
+    assert audit_partition(part).index.tolist() == ["r-a", "r-b", "r-c"]
+    assert set(audit_partition(part, "findings").index) == {"r-a", "r-b", "r-c"}
 
 
 def test_partition_verdicts_are_the_papers():
