@@ -1,6 +1,12 @@
 """The library API: audit files, records or a DataFrame's worth of claims, estimate from a few quantities, and
 turn results into JSON-ready records. The command line is a thin layer over these functions; they never print.
 
+A value a claim cannot use is a finding (V001, the claim ``invalid``), never an exception. What raises: an input
+that cannot be used at all (a missing or unreadable file, a file none of whose columns is understood) raises
+:class:`LoadError` (``.file``, ``.message``); a wrong argument raises ``TypeError`` or ``ValueError`` (a report
+format that does not exist, ``check_records`` given a DataFrame); a catalog file that cannot be used raises
+:class:`audit.catalog_file.CatalogFileError`, a ``ValueError``.
+
 >>> from audit.api import check_records, to_json
 >>> result = check_records([{"id": "gpt3", "params": "175B", "tokens": "300B", "compute_flops": "3.14e23"}])
 >>> result.status.tolist()
@@ -26,7 +32,7 @@ from audit.result import AuditResult
 from audit.state import Prefill
 
 
-def check(paths: Sequence[str] = (), config: Config | None = None, stdin: io.BufferedReader | None = None,
+def check(paths: Sequence[str] | str | Path = (), config: Config | None = None, stdin: io.BufferedReader | None = None,
           sheet: str | None = None, columns: str | Path | ColumnMap | None = None, profile: str | None = None,
           mlflow: str | None = None, experiments: Sequence[str] = (), catalog: Catalog | None = None,
           words: bool = True) -> AuditResult:
@@ -38,8 +44,17 @@ def check(paths: Sequence[str] = (), config: Config | None = None, stdin: io.Buf
     (default the bundled catalog). How each input was read (columns
     not understood, notes) is in ``result.claims.unread_columns`` and ``result.claims.notes``. ``words=False``:
     only what the claims table shows (:func:`audit.pipeline.audit_claims`)."""
-    claims = load(paths, stdin, sheet=sheet, columns=columns, profile=profile, mlflow=mlflow, experiments=experiments)
+    claims = load(_path_list(paths), stdin, sheet=sheet, columns=columns, profile=profile, mlflow=mlflow,
+                  experiments=experiments)
     return audit_claims(claims, config, catalog, prefill=_catalog_prefill(claims, catalog), words=words)
+
+
+def _path_list(paths: Sequence[str] | str | Path) -> list[str]:
+    """Paths as a list: one path given alone (``check("runs.csv")``, a ``Path``) is that one file; it was read
+    as a sequence of one-character paths ("/: is a folder, not a file")."""
+    if isinstance(paths, (str, Path)):
+        return [str(paths)]
+    return [str(p) for p in paths]
 
 
 def check_records(records: list[dict[str, Any]], config: Config | None = None,
@@ -47,6 +62,9 @@ def check_records(records: list[dict[str, Any]], config: Config | None = None,
     """Audit in-memory claims (dicts with the canonical field names or their aliases); ``catalog``: the
     accelerators (default the bundled catalog). A missing value (None, NaN, ``pd.NA``, ``pd.NaT``, as
     ``DataFrame.to_dict("records")`` gives them) is a figure not stated, as in :func:`check_frame`."""
+    if isinstance(records, (pd.DataFrame, Mapping, str)):
+        raise TypeError(f"check_records takes a list of dicts (one per claim), not a {type(records).__name__}"
+                        + ("; check_frame audits a DataFrame" if isinstance(records, pd.DataFrame) else ""))
     claims = claims_from_records([{k: v for k, v in r.items() if not _missing(v)} if isinstance(r, Mapping) else r
                                   for r in records])
     return audit_claims(claims, config, catalog, prefill=_catalog_prefill(claims, catalog))
@@ -102,13 +120,14 @@ def estimate(quantities: Mapping[str, Any], config: Config | None = None, catalo
 # ---------------------------------------------------------------------------------- DataFrames: load, audit, render
 
 
-def load_frame(paths: Sequence[str], sheet: str | None = None) -> pd.DataFrame:
+def load_frame(paths: Sequence[str] | str | Path, sheet: str | None = None) -> pd.DataFrame:
     """Claim files as one DataFrame of cells and headers as written (one row per claim, in input order; files
     one after the other), ready to filter or edit with pandas and hand to :func:`check_frame`, which reads the
     headers (aliases, units in brackets, column maps, profiles) as :func:`check` does. Files of different
     layouts are best loaded and checked one by one."""
     from audit.reading.paths import ReadOptions, read_path
 
+    paths = _path_list(paths)
     if not paths:
         raise LoadError("(no input)", "no input files")
     options = ReadOptions(sheet=sheet)
@@ -143,7 +162,12 @@ def render(result: AuditResult, fmt: str = "text", title: str = "train-audit rep
     bytes for binary ones), as ``train-audit check --format FMT`` writes it."""
     from audit import report
 
-    return report.get(fmt).render(result, report.Options(title=title, verbose=verbose))
+    try:
+        renderer = report.get(fmt)
+    except KeyError:
+        raise ValueError(f"no report format {fmt!r}; the formats are {', '.join(sorted(report.renderers()))}") \
+            from None
+    return renderer.render(result, report.Options(title=title, verbose=verbose))
 
 
 def claims_frame(result: AuditResult) -> pd.DataFrame:
@@ -210,6 +234,6 @@ def diff(old: AuditResult, new: AuditResult, key: str = "auto") -> dict[str, Any
     return diff_results(old, new, key)
 
 
-__all__ = ["check", "check_records", "check_frame", "audit_partition", "partition_meta", "estimate", "load_frame", "render", "claims_frame",
-           "findings_frame", "diff", "to_json", "estimate_json", "summary", "claim_record", "AuditResult",
-           "Config", "ColumnMap"]
+__all__ = ["check", "check_records", "check_frame", "audit_partition", "partition_meta", "estimate", "load_frame",
+           "render", "claims_frame", "findings_frame", "diff", "to_json", "estimate_json", "summary", "claim_record",
+           "AuditResult", "Config", "ColumnMap", "LoadError"]

@@ -75,3 +75,21 @@ def test_pandas_copy_on_write_gives_the_same_audit():
     with pd.option_context("mode.copy_on_write", True):
         cow = to_json(check())
     assert cow == plain and plain["summary"]["status"]["pass"] == plain["summary"]["claims"]
+
+
+def test_one_path_alone_is_one_file_and_wrong_arguments_say_so():
+    """check("runs.csv") read the text as a sequence of one-character paths ("/: is a folder, not a file");
+    render(result, "pdf") was a bare KeyError; check_records(a DataFrame) made each column name an invalid claim."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    from audit.api import check, check_records, render
+    from conftest import DATA
+
+    one = check(str(DATA / "gpt3_175b.json"))
+    assert len(one) == len(check(Path(DATA / "gpt3_175b.json"))) == len(check([str(DATA / "gpt3_175b.json")]))
+    with pytest.raises(ValueError, match="no report format 'pdf'; the formats are .*json"):
+        render(one, "pdf")
+    with pytest.raises(TypeError, match="check_frame audits a DataFrame"):
+        check_records(pd.DataFrame({"id": ["a"]}))
