@@ -2240,7 +2240,9 @@ class _Utilization(Rule):
             below &= low_ok
             far_below &= low_ok
             above_one = (np.log(v) > lam) & high_ok
-            above_ceiling = (np.log(v / state.config.ceiling) > lam) & high_ok
+            # Above 100 % as written, by less than the precision ("1T" tokens is 0.5-1.5T): not proven impossible,
+            # but only the rounding could save it, a warning as U003 makes it (it was ok, or info, and passed).
+            above_ceiling = ((np.log(v / state.config.ceiling) > lam) | (v > 1)) & high_ok
             below_floor = (np.log(min(state.config.floor, low) / v) > lam) & low_ok
             outside = ((np.log(v / high) > lam) & high_ok) | ((np.log(low / v) > lam) & low_ok)
         sev = np.where(above_one | far_below, "error",

@@ -298,3 +298,21 @@ def test_stdin_csv(cli_run):
     [claim] = res.json()["claims"]
     assert claim["id"] == "llama-65b" and claim["input"]["row"] == 2  # a CSV's rows count the header as 1
     assert_llama65(claim)
+
+
+def test_a_parameter_count_may_say_which_count_it_is():
+    """DeepSeek-V3 (arXiv:2412.19437, abstract): "671B total parameters with 37B activated for each token", typed
+    as "37B activated" (and Llama 4's "17B (active)"): the word names the field's own count, and the claim was
+    invalid. By hand: 6 x 37e9 x 14.8e12 = 3.29e24 FLOP over 2.788M H800 hours at the FP8 dense peak 1,978.9
+    TFLOP/s is 16.5 %. The word of the other count is still refused ("37B active" as the total)."""
+    doc = to_json(check_records([
+        {"id": "dsv3", "params": "671B total", "active_params": "37B activated", "tokens": "14.8T",
+         "hardware": "H800", "chip_hours": "2.788M", "precision": "fp8"},
+        {"id": "llama4", "params": "109B", "active_params": "17B (active)"},
+        {"id": "swapped", "params": "37B active"}]))
+    dsv3, llama4, swapped = doc["claims"]
+    assert dsv3["quantities"]["active_params"]["value"] == 37e9 and dsv3["quantities"]["params"]["value"] == 671e9
+    assert dsv3["quantities"]["mfu"]["value"] == pytest.approx(6 * 37e9 * 14.8e12 / (2.788e6 * 3600 * 1978.9e12),
+                                                             rel=1e-3)
+    assert llama4["quantities"]["active_params"]["value"] == 17e9
+    assert swapped["status"] == "invalid"

@@ -519,3 +519,16 @@ def test_an_mfu_at_the_stated_recompute_factor_above_the_implied_one_is_an_hfu(m
         assert "recompute" in [e["cause"] for e in c003["explanations"]]
     else:
         assert c003["severity"] == "ok"
+
+
+def test_an_mfu_above_100_percent_as_written_is_a_warning_even_within_the_rounding():
+    """A helper's staged run: 30B parameters on "1T" tokens, 6 x 30e9 x 1e12 = 1.8e23 FLOP, in 144,370 A100-hours:
+    1.8e23 / (144,370 x 3600 x 312e12) = 111 % MFU. "1T" is anything from 0.5T to 1.5T, so 100 % is within its
+    rounding and U001 said ok, and the claim passed, with 111 % in its table. Only the rounding could save it: a
+    warning, as U003 says of a rate above the peak by less than the precision."""
+    assert 1.8e23 / (144_370 * 3600 * 312e12) == pytest.approx(1.11, abs=5e-3)
+    claim = to_json(check_records([{"id": "mpt", "params": "30B", "tokens": "1T", "hardware": "A100",
+                                    "precision": "bf16", "chip_hours": "144,370"}]))["claims"][0]
+    [u001] = [f for f in claim["findings"] if f["rule"] == "U001"]
+    assert u001["severity"] == "warning" and "by less than the precision" in u001["message"], u001
+    assert claim["status"] == "warn"

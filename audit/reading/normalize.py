@@ -491,6 +491,10 @@ def _map_distinct(arrow: "pa.Array", fn: Callable[[Any], Any]) -> np.ndarray:
 _OWN_UNIT_WORDS: dict[str, re.Pattern[str]] = {
     "epochs": re.compile(r"\s*(?:epochs?|passes)\s*$", re.IGNORECASE),
     "dataset_size": re.compile(r"\s*(?:images?|photos?|videos?)\s*$", re.IGNORECASE),
+    # The count the field is: DeepSeek-V3's "37B activated", Llama 4's "17B (active)" as active parameters, "671B
+    # total" as parameters. The word of the other count stays unread and refused ("37B active" as params).
+    "active_params": re.compile(r"\s*\(?\s*(?:active|activated)\s*\)?\s*$", re.IGNORECASE),
+    "params": re.compile(r"\s*\(?\s*total\s*\)?\s*$", re.IGNORECASE),
 }
 
 
