@@ -78,3 +78,15 @@ def test_a_huge_batch_shows_the_worst_claims_and_counts_them_all(monkeypatch):
     assert [line.split()[:2] for line in lines[start:end]] == [["warn", "warn"], ["fail", "fail"]], out
     assert out.startswith("showing the 2 worst of 5 claims")
     assert out.rstrip().endswith("5 claims: 3 pass, 1 warn, 1 fail, 0 invalid, 0 unchecked")
+
+
+def test_verbose_text_says_how_each_derived_figure_was_derived():
+    """-v listed the findings, but a derived compute (3.15e23*) had no formula in the text report (only the HTML's
+    Derived table showed it). GPT-3 (Brown et al. 2020): 6 x 175e9 x 300e9 = 3.15e23 FLOP; the V100's peak
+    (125 TFLOP/s, FP16 tensor) comes with its datasheet."""
+    result = check_records([{"id": "gpt3", "params": "175B", "tokens": "300B", "hardware": "V100"}])
+    shown = text.render(result, show_ok=True)
+    assert "  derived Compute 3.15e23 FLOP: C001: C = 6 · N · D = 6 × 175B × 300B = 3.15e23" in shown
+    assert any(line.startswith("  datasheet Peak FLOP/s per chip 125 TFLOP/s: NVIDIA V100")
+               for line in shown.splitlines()), shown
+    assert "derived Compute" not in text.render(result)  # without -v: the findings alone

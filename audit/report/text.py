@@ -138,6 +138,8 @@ def claim_blocks(result: AuditResult, rows: np.ndarray, style: Style = _plain, s
         extras = _extras(result, row)
         if extras:
             lines.append(f"  extra: {_cut(extras, 200)}")
+        if show_ok:  # -v: every figure the tool derived, and how (the HTML report's Derived table)
+            lines.extend(_derived_lines(result, row))
         for f in shown:
             sev = style(f"{f.severity:<7}", _SEVERITY_COLOR[f.severity])
             where = "" if f.claim_id == info.at[row, "id"] else f"[{_safe(f.claim_id.rsplit('/', 1)[-1])}] "
@@ -209,6 +211,23 @@ class TextCollector:
 def render_text(result: AuditResult, options: Options) -> str:
     """The registered ``text`` format."""
     return render(result, options.style or _plain, show_ok=options.verbose)
+
+
+def _derived_lines(result: AuditResult, row: int) -> list[str]:
+    """The figures the tool derived for claim ``row``, each with its derivation, values substituted (datasheet
+    figures with their citation): ``derived  Compute 3.29e24 FLOP: C001: C = 6 · N · D = ...``."""
+    out = []
+    for name in SHOWN_QUANTITIES:
+        value = result.cell("q", row, name)
+        if value != value or result.cell("source", row, name) in (None, "claimed"):
+            continue
+        how = derivation(result, row, name) or ""
+        tag = "derived"
+        if result.cell("source", row, name) == "catalog":  # a datasheet's figure, with its citation
+            tag, how = "datasheet", how.removeprefix("datasheet: ")
+        shown = fmt.value(name, float(value), unit=True)
+        out.append(f"  {tag} {label(name)} {shown}" + (f": {_safe(how)}" if how else ""))
+    return out
 
 
 def _extras(result: AuditResult, row: int) -> str:
