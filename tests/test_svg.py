@@ -103,6 +103,9 @@ def test_compute_chart_is_log_log_with_the_tolerance_band():
     # Points outside the ok band are labelled with their id.
     labels = {el.text for el in root.iter() if el.get("class") == "point-label"}
     assert labels == {"o", "l"}
+    # A derived compute is not called claimed in its tooltip (DeepSeek-V3 states none: "claimed 3.6e24 (derived)").
+    tips = {el.get("data-id"): "".join(el.itertext()) for el in points(root)}
+    assert "L: compute 1e25 FLOP (derived)" in tips["l"] and "GPT: claimed 3.14e23 FLOP" in tips["g"], tips
 
 
 def test_shapes_differ_by_severity_so_greyscale_still_reads():

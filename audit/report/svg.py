@@ -426,7 +426,9 @@ def compute_chart(points: Sequence[ComputePoint], tolerance: tuple[float, float]
         clipped = "above" if p.claimed > d_hi else "below" if p.claimed < d_lo else ""
         cy = top - lane / 2 if clipped == "above" else top + size + lane / 2 if clipped == "below" else y(p.claimed)
         r = p.claimed / p.expected
-        tip = (f"{p.label}: claimed {sci(p.claimed)} FLOP ({p.source}) vs 6·N·D {sci(p.expected)} FLOP, "
+        # "claimed" only of a stated compute: a derived one (from the hardware and time) is "compute ... (derived)".
+        said = "claimed" if p.source == "claimed" else "compute"
+        tip = (f"{p.label}: {said} {sci(p.claimed)} FLOP ({p.source}) vs 6·N·D {sci(p.expected)} FLOP, "
                f"ratio {r:.3g}; {SEVERITY_WORDS.get(p.severity, p.severity)}"
                + ("; beyond the axis" if clipped else ""))
         mark = marker(p.severity, 5, hollow=p.source != "claimed")
