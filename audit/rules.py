@@ -4458,6 +4458,16 @@ class NothingChecked(Rule):
         if not stated:
             return "nothing could be checked: the claim states no figure"
         text = f"nothing could be checked: the claim states {_listed([label(s) for s in stated])}"
+        phases = result.phase_rows(row)
+        if len(phases):
+            # The phases were read and audited (their findings follow): the run states no total to hold their sums
+            # to (Llama 3.2 Vision's four stages read as if they had not been read).
+            summed = [f"{label(name)} {fmt.value(name, float(result.cell('q', row, name)))}"
+                      for name in INPUT_QUANTITIES if result.cell("how", row, name) == "C010"
+                      and result.cell("source", row, name) not in (None, "claimed")]
+            sums = f", whose sums give the run's {_listed(summed)}" if summed else ""
+            text += (f"; its {len(phases)} phases are audited as claims of their own{sums}, and it states no total "
+                     f"of its own to check them against")
         needs = []
         for item in str(f["detail"] or "").split():
             code, sep, needed = re.split("([:=])", item, maxsplit=1)

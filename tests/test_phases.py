@@ -156,3 +156,16 @@ def test_a_part_of_the_phases_bounds_the_total_from_below():
     assert c010["severity"] == "warning" and "cannot be less than a part of it" in c010["message"]
     # The formula names the phase that gives no tokens as such, not as "nan": 1.0T + (not stated) = 1T.
     assert c010["formula"] == "tokens = Σ phases = 1T + (not stated) = 1T", c010["formula"]
+
+
+def test_nothing_checked_on_a_run_says_its_phases_were_read_and_summed():
+    """Llama 3.2 Vision 90B's model card: four stages of 885K, 885K, 3,072 and 2,048 H100 hours and no total:
+    885,000 + 885,000 + 3,072 + 2,048 = 1,775,120. V014 said "nothing could be checked: the claim states
+    Parameters", as if the phases had not been read."""
+    run = {"id": "l32v", "params": "88.6B", "hardware": "H100",
+           "phases": [{"chip_hours": "885K"}, {"chip_hours": "885K"}, {"chip_hours": 3072}, {"chip_hours": 2048}]}
+    claim = to_json(check_records([run]))["claims"][0]
+    assert claim["quantities"]["chip_hours"]["value"] == 885_000 + 885_000 + 3_072 + 2_048
+    [v014] = [f for f in claim["findings"] if f["rule"] == "V014"]
+    assert "its 4 phases are audited as claims of their own, whose sums give the run's Chip-hours 1,775,120 h" \
+        in v014["message"], v014["message"]
