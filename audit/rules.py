@@ -1545,7 +1545,8 @@ class HardwareFlopsReading(Rule):
         overridden = (mfu_tied & (hfu | (r > 1)))[undecided]  # a stated HFU or recomputation, and the MFU ties it
         alone = findings_part(undecided, cls.code, "info", ach, state.col(ach)[undecided],
                               state.col(ach)[undecided] / FULL_RECOMPUTE,
-                              detail=np.where(overridden, "mfu-tied", "undecided").astype(object))
+                              detail=np.where(overridden, "mfu-tied", np.where(
+                                  mfu_tied[undecided], "undecided-mfu", "undecided")).astype(object))
         rows = np.flatnonzero(move)
         if len(rows) == 0:
             return alone
@@ -1580,12 +1581,17 @@ class HardwareFlopsReading(Rule):
             return (f"the stated {stated} per chip is read as model FLOPs, though the claim counts recomputation "
                     f"(an HFU or activation recomputation): it is the stated MFU, {fmt.percent(mfu)} %, of the peak, "
                     f"and HFU counts the recomputed FLOPs, MFU does not")
-        if f["detail"] == "undecided":
+        if f["detail"] in ("undecided", "undecided-mfu"):
             model = float(f["expected"])
             peak = float(result.cell("q", row, "peak_flops_per_chip"))
             mfu = (f" and an MFU of {fmt.percent(model / peak)} %" if peak > 0 else "")
-            return (f"the stated {stated} per chip is read as model FLOPs: no other figure of the claim (throughput, "
-                    f"compute and time, HFU, recomputation) weighs it. Counted as hardware FLOPs with full "
+            # A stated MFU that is the rate over the peak reads it as model FLOPs too (Llama 3's Table 4: 400
+            # TFLOP/s and 41 %); it is no independent witness, so the hardware reading is still given.
+            why = (f"it is the stated MFU, {fmt.percent(float(result.cell('q', row, 'mfu')))} %, of the peak, and no "
+                   f"other figure of the claim (throughput, compute and time, HFU, recomputation) weighs it"
+                   if f["detail"] == "undecided-mfu" else "no other figure of the claim (throughput, compute and "
+                   "time, HFU, recomputation) weighs it")
+            return (f"the stated {stated} per chip is read as model FLOPs: {why}. Counted as hardware FLOPs with full "
                     f"recomputation, as Megatron-LM, MT-NLG and BLOOM report theirs, it would give "
                     f"{fmt.value('achieved_flops_per_chip', model)} of model FLOPs{mfu} (r = 4/3)")
         rate = float(f["expected"])
