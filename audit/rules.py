@@ -4346,7 +4346,8 @@ class ArchitectureApart(Rule):
         arch = state.architecture
         if "architecture_apart" not in arch:
             return None
-        rows = np.flatnonzero(arch["architecture_apart"].to_numpy(dtype=bool))
+        # A run's phases inherit its architecture: said once, of the run (DeepSeek-V3's three stages repeated it).
+        rows = np.flatnonzero(arch["architecture_apart"].to_numpy(dtype=bool) & ~state.phases())
         if not len(rows):
             return None
         implied = arch["architecture_params"].to_numpy(dtype=float)[rows]

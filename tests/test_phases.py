@@ -169,3 +169,17 @@ def test_nothing_checked_on_a_run_says_its_phases_were_read_and_summed():
     [v014] = [f for f in claim["findings"] if f["rule"] == "V014"]
     assert "its 4 phases are audited as claims of their own, whose sums give the run's Chip-hours 1,775,120 h" \
         in v014["message"], v014["message"]
+
+
+def test_architecture_apart_is_said_once_of_a_run_not_of_each_phase():
+    """DeepSeek-V3 (arXiv:2412.19437, Table 1; config.json: 61 layers, width 7,168, 256 routed experts of width
+    2,048, top-8): architecture fields that count a different parameter total (shared experts and the dense first
+    layers are not in the fields) are said by V016, once; the run's three stages inherit the fields and repeated
+    it three more times (a reviewer's field test)."""
+    run = {"id": "dsv3", "params": "671B", "active_params": "37B", "tokens": "14.8T", "hardware": "H800",
+           "precision": "fp8", "chip_hours": "2.788M", "layers": 61, "d_model": 7168, "heads": 128, "experts": 256,
+           "experts_per_token": 8, "ffn_dim": 2048, "seq_len": 4096, "vocab_size": 129280,
+           "phases": [{"chip_hours": "2664K", "tokens": "14.8T"}, {"chip_hours": "119K"}, {"chip_hours": "5K"}]}
+    claim = to_json(check_records([run]))["claims"][0]
+    assert [f["claim_id"] for f in claim["findings"] if f["rule"] == "V016"] == ["dsv3"]
+    assert not [f for phase in claim["phases"] for f in phase["findings"] if f["rule"] == "V016"]
