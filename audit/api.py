@@ -147,8 +147,15 @@ def check_frame(frame: pd.DataFrame, config: Config | None = None, columns: str 
     from audit.reading.paths import mapped_columns
 
     cells = frame.reset_index(drop=True)
-    # Every missing value (NaN, None, pd.NA, NaT) is None, whatever the column's dtype.
+    # Number columns stay numbers (NaN where missing), read as a Parquet file's are: integer ids with a null among
+    # them, floats to pandas, are named 1 and 3, not 1.0 and 3.0. Every other missing value (None, pd.NA, NaT) is
+    # None, whatever the column's dtype.
+    numbers = {c: cells[c].to_numpy(dtype=np.float64, na_value=np.nan) for c in cells.columns
+               if pd.api.types.is_numeric_dtype(cells[c].dtype) and not pd.api.types.is_bool_dtype(cells[c].dtype)
+               and not (isinstance(cells[c].dtype, np.dtype) and cells[c].dtype.kind in "iu")}
     cells = cells.astype(object).where(cells.notna(), None)
+    for c, values in numbers.items():
+        cells[c] = values
     cells.columns = [str(c) for c in cells.columns]
     raw = RawTable(cells, files=np.full(len(cells), name, dtype=object), text_checked=False)
     table = mapped_columns(raw, name, resolve_maps(columns, profile))

@@ -116,7 +116,7 @@ class ArrowBatch:
         from audit.reading.colmap import MapChoice
         from audit.reading.common import mangle
         from audit.reading.fields import canonical_columns, header_field
-        from audit.reading.normalize import arrow_of, column_texts, cut_texts, named_ids, text_limit
+        from audit.reading.normalize import arrow_of, column_texts, cut_texts, named_ids, text_limit, whole_numbers
         from audit.reading.parquetfile import raw_from_arrow
 
         headers = mangle([str(c) for c in self.table.column_names])
@@ -136,7 +136,7 @@ class ArrowBatch:
             present, arrow = np.zeros(n, dtype=bool), None
         else:
             arrow = arrow_of(raw, "id", raw.frame["id"])
-            texts, present, _ = column_texts(raw.frame["id"], arrow)
+            texts, present, _ = column_texts(whole_numbers(raw.frame["id"]), arrow)
             ids, too_long = cut_texts(texts, text_limit("id"), present, arrow)
             if too_long.any():
                 arrow = None  # no longer its cells

@@ -58,26 +58,21 @@ class Texts(NamedTuple):
     kind: str
 
 
-def _whole_numbers(series: pd.Series) -> pd.Series:
-    """A float column of whole numbers as Python integers (None where missing), others as they are: a Parquet
-    column of integer ids with a null among them reaches pandas as floats, and its ids 1 and 3 were named "1.0"
-    and "3.0"."""
-    # Cells as objects (a frame's, through check_frame), floats alone: a column of numbers 1 and 1.0 (JSON's, as
-    # written) keeps each its own text.
-    if series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) in ("floating", "mixed-integer-float") \
-            and all(isinstance(v, (float, np.floating)) for v in series.dropna().tolist()):  # rare: float ids
-        values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64)
-    elif pd.api.types.is_float_dtype(series.dtype):
-        values = series.to_numpy(dtype=np.float64)
-    else:
+def whole_numbers(series: pd.Series) -> pd.Series:
+    """A float column's whole numbers as Python integers, cell by cell (the others as they are, None where
+    missing): a Parquet column of integer ids with a null among them reaches pandas as floats, and its ids 1 and 3
+    were named "1.0" and "3.0". Each cell on its own, so a claim is named the same alone as in any batch; a
+    column of objects (JSON's numbers, 1984 and 1984.0 as written) keeps each cell's own text."""
+    if not pd.api.types.is_float_dtype(series.dtype):
         return series
-    given = values[~np.isnan(values)]
-    if not len(given) or not (np.all(given == np.round(given)) and np.all(np.abs(given) < 2.0**53)):
+    values = series.to_numpy(dtype=np.float64)
+    whole = np.isfinite(values) & (values == np.round(values)) & (np.abs(values) < 2.0**53)
+    if not whole.any():
         return series
-    whole = np.full(len(values), None, dtype=object)
-    at = np.flatnonzero(~np.isnan(values))
-    whole[at] = values[at].astype(np.int64).tolist()
-    return pd.Series(whole, index=series.index, dtype=object)
+    out = series.astype(object).where(series.notna(), None).to_numpy(dtype=object)
+    at = np.flatnonzero(whole)
+    out[at] = values[at].astype(np.int64).tolist()
+    return pd.Series(out, index=series.index, dtype=object)
 
 
 def column_texts(series: pd.Series, arrow: "pa.Array | None" = None) -> Texts:
@@ -716,7 +711,7 @@ def normalize(raw: RawTable) -> Claims:
         if name in frame.columns:
             if (arrow := arrow_of(raw, name, frame[name])) is not None:
                 arrows[name] = arrow
-            read[name] = column_texts(_whole_numbers(frame[name]) if name in _NUMBER_OK else frame[name], arrow)
+            read[name] = column_texts(whole_numbers(frame[name]) if name in _NUMBER_OK else frame[name], arrow)
             info_a[:, j] = read[name].texts
             if name == "hardware":  # "N/A", "unknown", "-": no accelerator named, not an unknown one
                 said = info_a[:, j]
