@@ -30,7 +30,7 @@ from audit.catalog import load_catalog
 from audit.reading import (LoadError, MAX_JSON_DEPTH, canonical_columns, claims_from_records, json_depth, normalize,
                            read_path, read_paths)
 from audit.pipeline import audit_claims as audit
-from audit.reading.fields import field_of
+from audit.reading.fields import field_of, names_fields
 from audit.quantities import column_map
 from audit.rules import RULES, relation_rules
 from audit.units import UnitError, parse_series, parse_value
@@ -212,6 +212,9 @@ CELLS = st.one_of(WRITTEN, st.text(max_size=12), st.from_regex(r"[0-9]{1,4}(\.[0
 @fast(40)
 @given(header=st.lists(st.sampled_from(FIELD_NAMES) | st.text(max_size=8), min_size=1, max_size=7),
        rows=st.lists(st.lists(CELLS, max_size=8), max_size=6), bom=st.booleans(), crlf=st.booleans())
+# A bare CR (not quoted: csv.writer quotes only its line terminator) ends a line: "0" then ",accelerator,accelerator",
+# a title above a header naming two fields, passed over and said (hypothesis found it).
+@example(header=["0\r", "accelerator", "accelerator"], rows=[["175B"]], bom=False, crlf=False)
 def test_any_csv_table_keeps_one_claim_per_row_or_is_refused(scratch, header, rows, bom, crlf):
     buf = io.StringIO(newline="")
     writer = csv.writer(buf, lineterminator="\r\n" if crlf else "\n")
@@ -230,7 +233,10 @@ def test_any_csv_table_keeps_one_claim_per_row_or_is_refused(scratch, header, ro
         assert str(exc).startswith(str(path))
         assert len(records) <= 1 or not any(h.strip() for h in records[0]) or _binary_like(text), str(exc)
         return
-    assert len(table.frame) == len(records) - 1
+    # A title above the header (records before the first that names two fields) is passed over, and said.
+    titled = any(message.startswith("read the header from line") for _, message in table.notes)
+    skipped = next(k for k in range(1, len(records)) if names_fields(records[k], 2)) if titled else 0
+    assert len(table.frame) == len(records) - 1 - skipped
     try:
         named = canonical_columns(table, str(path), require_known=True)
     except LoadError as exc:
