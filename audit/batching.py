@@ -9,7 +9,7 @@ on this 2-core machine) then run beside the main process's own instead of after 
 from __future__ import annotations
 
 import os
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 #: Claims audited at once unless told otherwise: a peak of about 1.3-1.9 GiB on the benchmark's claims
 #: (bench/scale.py; README, "Benchmarks").
@@ -48,13 +48,9 @@ def parquet_files(paths: Sequence[str]) -> list[str]:
         if p != "-" and os.path.isdir(p):
             # Listed here, not by Arrow's dataset discovery, which opens the first file it finds to read a schema
             # and so refused a whole folder for a CSV lying beside its Parquet files (unread_in_folders says it).
-            # Names starting with "." or "_" are skipped, as Arrow skips them (_SUCCESS, .crc files).
             try:
-                files = sorted(os.path.join(root, f) for root, dirs, names in os.walk(p, onerror=_raise)
-                               for f in names if f.lower().endswith(PARQUET_EXTENSIONS)
-                               and not f.startswith((".", "_"))
-                               and not any(part.startswith((".", "_")) for part in
-                                           os.path.relpath(root, p).split(os.sep) if part != "."))
+                files = sorted(os.path.join(root, f) for root, _dirs, names in _walk(p, onerror=_raise)
+                               for f in names if f.lower().endswith(PARQUET_EXTENSIONS))
             except OSError as exc:
                 _unusable(p, "cannot list the folder: {}", exc)
             if not files:
@@ -69,6 +65,14 @@ def _raise(exc: OSError) -> None:
     raise exc
 
 
+def _walk(folder: str, onerror: Any = None) -> Iterator[tuple[str, list[str], list[str]]]:
+    """The folders below ``folder`` (it included) with their subfolders and files, sorted, as a dataset holds
+    them: names starting with "." or "_" are skipped, as Arrow skips them (_SUCCESS, .crc files, _temporary)."""
+    for root, dirs, files in os.walk(folder, onerror=onerror):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+        yield root, dirs, sorted(f for f in files if not f.startswith((".", "_")))
+
+
 def unread_in_folders(paths: Sequence[str]) -> list[tuple[str, str]]:
     """What a folder given as input holds and the audit does not read, as (folder, note): files that are not
     Parquet (a CSV beside the Parquet files is not part of the dataset), and the keys of Hive-style partition
@@ -80,11 +84,10 @@ def unread_in_folders(paths: Sequence[str]) -> list[tuple[str, str]]:
         others: list[str] = []
         keys: dict[str, None] = {}
         parquet = False
-        for root, dirs, files in os.walk(p):
-            dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))  # skipped, as parquet_files skips them
+        for root, dirs, files in _walk(p):
             keys.update((d.split("=", 1)[0], None) for d in dirs if "=" in d)
-            others.extend(os.path.relpath(os.path.join(root, f), p) for f in sorted(files)
-                          if not f.lower().endswith(PARQUET_EXTENSIONS) and not f.startswith((".", "_")))
+            others.extend(os.path.relpath(os.path.join(root, f), p) for f in files
+                          if not f.lower().endswith(PARQUET_EXTENSIONS))
             parquet = parquet or any(f.lower().endswith(PARQUET_EXTENSIONS) for f in files)
         if not parquet:
             continue  # not a dataset: the reader says what the folder is

@@ -237,7 +237,7 @@ class Catalog:
         """``row``, found for ``name``, unless a remark in parentheses gives another memory size: then the variant
         of that size, or None. "H100 (94GB memory)" is the 94 GB NVL card, not the 80 GB SXM5 that "H100" alone
         reads as; "H100 (40GB)" names no H100 there is, and is not resolved (no variant is guessed)."""
-        remarked = [float(m) for r in _PARENS.findall(str(name)) for m in _REMARK_MEMORY.findall(r)]
+        remarked = [float(m) for r in _PARENS.findall(str(name)) for m in _MEMORY_SIZE.findall(r)]
         if not remarked or any(math.isclose(m, row.memory_gb, rel_tol=0.01) for m in remarked):
             return row
         bare = _PARENS.sub(" ", str(name)).strip()
@@ -469,10 +469,8 @@ class Catalog:
 
 #: Words of marketing around a part's name ("NVIDIA H100 Tensor Core GPU", "Intel Gaudi2 AI accelerator").
 _FILLER = re.compile(r"\b(?:tensor\s*cores?|(?:ai\s+)?accelerators?|gpus?|processors?|cards?|pods?)\b")
-#: A memory size in a name ("80GB", "40 GB", "H100-80G", "32GiB").
-_MEMORY_SIZE = re.compile(r"\d\s*(?:gb|gib|g)\b", re.IGNORECASE)
-#: A memory size in a remark in parentheses ("H100 (94GB memory)", "A100 (40 GB)"): its number in GB.
-_REMARK_MEMORY = re.compile(r"(\d+(?:\.\d+)?)\s*(?:gb|gib|g)\b", re.IGNORECASE)
+#: A memory size in a name ("80GB", "40 GB", "H100-80G", "32GiB", "H100 (94GB memory)"): its number in GB.
+_MEMORY_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:gb|gib|g)\b", re.IGNORECASE)
 #: A memory size written with "G" for GB ("H100-80G") or apart from its number ("16 GB"): one word, as the
 #: catalog's names write it ("80gb", "16gb").
 _GIGABYTES = re.compile(r"(?<=\d)(?:\s?g|\s+gi?b)\b")

@@ -210,7 +210,12 @@ def _format_of_output(fmt: str, output: str | None) -> str:
     ctx = click.get_current_context()
     if ctx.get_parameter_source("fmt") != ParameterSource.DEFAULT or output in (None, "-"):
         return fmt
-    return _EXTENSION_FORMATS.get(os.path.splitext(output)[1].lower(), fmt)
+    return _named_format(output) or fmt
+
+
+def _named_format(path: str) -> str | None:
+    """The format a file's extension names (``.json``: json), or None."""
+    return _EXTENSION_FORMATS.get(os.path.splitext(path)[1].lower())
 
 
 def _check_targets(output: str | None, findings_path: str | None, inputs: list[str],
@@ -225,7 +230,7 @@ def _check_targets(output: str | None, findings_path: str | None, inputs: list[s
             raise AuditUsageError(str(exc)) from None
     if output not in (None, "-"):
         _check_target(output, "-o", inputs)
-        named = _EXTENSION_FORMATS.get(os.path.splitext(output)[1].lower())
+        named = _named_format(output)
         if fmt in _EXTENSION_FORMATS.values() and named not in (None, fmt) and _regular_target(output):
             raise AuditUsageError(f"-o {output} names a {named} file, but --format is {fmt}; give --format {named} "
                                   f"or another file name")

@@ -33,7 +33,7 @@ from audit.quantities import (ADAPTER_METHODS, BY_NAME, CLUSTER_FROM_CHIP, GATED
 from audit.rules import (FULL_RECOMPUTE, HFU_AS_MFU_FIT, RULES, RelationRule, ValueIsABound, relation_rules,
                          rules_of_stage, severity_codes_of_offset)
 from audit.significance import log_half_widths, log_half_widths_of_numbers
-from audit.state import (CATALOG, CLAIMED, DERIVED, NO_SOURCE, Prefill, WorkState, effective_params,
+from audit.state import (CATALOG, CLAIMED, DERIVED, NO_SOURCE, UNBOUNDED, Prefill, WorkState, effective_params,
                          refresh_effective, source_code, source_frame, text_codes, write_cells)
 from audit.units import bound_of
 
@@ -687,10 +687,6 @@ def stated_directions(state: WorkState, names: list[str]) -> np.ndarray | None:
         if out[:, j].any():
             out[~state.stated(name), j] = 0
     return out if out.any() else None
-
-
-#: A figure bounded both ways by what it was derived from ("at most" one input, "at least" another): any value.
-UNBOUNDED = 2
 
 
 def combined_directions(directions: np.ndarray, signs: np.ndarray) -> np.ndarray:

@@ -24,6 +24,7 @@ from audit.quantities import BY_NAME, INPUT_QUANTITIES, label
 from audit.result import AuditResult
 from audit.rounding import SIGNIFICANT_DIGITS, round_value
 from audit.rules import RULES, RelationRule
+from audit.state import BOUND_WORDS, UNBOUNDED
 
 #: Quantities shown for a claim, in order (internal helpers like ``n_eff`` are left out).
 SHOWN_QUANTITIES: tuple[str, ...] = (*INPUT_QUANTITIES, "flops_per_token", "recompute_factor", "tokens_per_param",
@@ -538,10 +539,9 @@ class _QuantityColumns:
         return rec
 
 
-#: How a value written as a bound, or derived from one, may differ from the figure shown (AuditResult.bounds).
-BOUND_WORDS: dict[int, str] = {-1: "at most", 1: "at least", 2: "either way"}
-#: What the display of such a value starts with ("≥ 19.9 %"); a value bounded neither way says so after it.
-_BOUND_MARKS: dict[int, str] = {-1: "≤ ", 1: "≥ ", 2: ""}
+#: What the display of a value written as a bound, or derived from one, starts with ("≥ 19.9 %"); a value
+#: bounded neither way says so after it.
+_BOUND_MARKS: dict[int, str] = {-1: "≤ ", 1: "≥ ", UNBOUNDED: ""}
 
 
 def _bounds_column(result: AuditResult, name: str) -> np.ndarray | None:
@@ -556,7 +556,7 @@ def _mark_bound(rec: dict[str, Any], way: int) -> None:
     """A quantity's record said to be a bound: ``bound`` ("at most", "at least", "either way") and its display
     ("≤ 504,000 chip-h", "≥ 19.9 %", "3.97 USD/chip-h (unbounded: from figures that are bounds both ways)")."""
     rec["bound"] = BOUND_WORDS[way]
-    rec["display"] = (f"{_BOUND_MARKS[way]}{rec['display']}" if way != 2
+    rec["display"] = (f"{_BOUND_MARKS[way]}{rec['display']}" if way != UNBOUNDED
                       else f"{rec['display']} (unbounded: from figures that are bounds both ways)")
 
 

@@ -33,8 +33,8 @@ from audit.findings import SEVERITIES, SEVERITY_RANK, FindingsPart, concat_parts
 from audit.notes import TOKENS_SEEN_HOW, assumed_utilization, compute_sum, dataset_units
 from audit.quantities import BY_NAME, CLUSTER_FROM_CHIP, INPUT_QUANTITIES, label
 from audit.flops import ARCHITECTURE_CONVENTIONS
-from audit.state import (CATALOG, CLAIMED, DERIVED, NO_SOURCE, WorkState, effective_params, finetunes,
-                         source_texts, total_only_claims)
+from audit.state import (BOUND_WORDS, CATALOG, CLAIMED, DERIVED, NO_SOURCE, UNBOUNDED, WorkState, effective_params,
+                         finetunes, source_texts, total_only_claims)
 
 if TYPE_CHECKING:  # only for annotations: the result module does not import the rules
     from audit.result import AuditResult
@@ -327,17 +327,13 @@ def _judged_sides(state: WorkState, name: str, rows: np.ndarray) -> tuple[np.nda
     Arctic's "less than 3K GPU weeks" makes its MFU at least 19.9 %, which may be too high (above 100 % it is) but
     not too low; its price, "less than $2 million" over those weeks, is bounded neither way."""
     way = state.direction(name)[rows]
-    return (way == 0) | (way == 1), (way == 0) | (way == -1), way == UNBOUNDED_WAY
-
-
-#: A value bounded neither way (audit.engine.UNBOUNDED: derived from an "at most" and an "at least" figure).
-UNBOUNDED_WAY = 2
+    return (way == 0) | (way == 1), (way == 0) | (way == -1), way == UNBOUNDED
 
 
 def _as_bounded(result: "AuditResult", f: FindingRow, text: str) -> str:
     """A judged value's words, "at least" or "at most" before it where it is a bound (AuditResult.bounds)."""
     way = result.bound(int(f["row"]), str(f["quantity"]))
-    return {1: f"at least {text}", -1: f"at most {text}"}.get(way, text)
+    return f"{BOUND_WORDS[way]} {text}" if way in (1, -1) else text
 
 
 def _utilization_message(name: str, result: "AuditResult", f: FindingRow) -> str:

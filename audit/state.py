@@ -119,6 +119,11 @@ class Prefill:
 #: The file name of a multi-phase run's phases, audited as claims of their own (:func:`audit.pipeline.audit_claims`).
 PHASES_FILE = "<phases>"
 
+#: Which way a value may be off (:attr:`WorkState.directions`): -1 at most the figure, +1 at least it, and
+#: UNBOUNDED either way (derived from an "at most" figure and an "at least" one), in words.
+UNBOUNDED = 2
+BOUND_WORDS: dict[int, str] = {-1: "at most", 1: "at least", UNBOUNDED: "either way"}
+
 
 @dataclass
 class TextReadings:

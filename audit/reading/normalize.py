@@ -601,13 +601,7 @@ def normalize(raw: RawTable) -> Claims:
         if q.fraction:
             parsed, ambiguous = _bare_percentages(name, parsed, cell_text, name in numbers, header_units, raw, notes)
         refused = _refused_by_header(name, raw.sources.get(name), raw.header_units, col)
-        if ambiguous is not None:
-            refused = ambiguous if refused is None else (refused[0] | ambiguous[0],
-                                                         np.where(ambiguous[0], ambiguous[1], refused[1]))
-        other = _names_other_utilization(name, cell_text, coded)
-        if other is not None:
-            refused = other if refused is None else (refused[0] | other[0],
-                                                     np.where(other[0], other[1], refused[1]))
+        refused = _refusing(_refusing(refused, ambiguous), _names_other_utilization(name, cell_text, coded))
         if refused is not None:
             rows, messages = refused
             parsed = np.where(rows, np.nan, parsed)
@@ -798,6 +792,14 @@ def normalize(raw: RawTable) -> Claims:
                              "rule": pd.Series(reading_rules, dtype=object)})
     return Claims(values=values, stated_text=text, info=info, extras=extras, invalid=invalid,
                   unread_columns=list(raw.unread), notes=notes, readings=readings, numbers_written=numbers)
+
+
+def _refusing(refused: tuple[np.ndarray, np.ndarray] | None, more: tuple[np.ndarray, np.ndarray] | None
+              ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Refused cells (mask, messages) with ``more`` of them, whose messages win where both refuse a cell."""
+    if more is None or refused is None:
+        return refused if more is None else more
+    return refused[0] | more[0], np.where(more[0], more[1], refused[1])
 
 
 def _bare_percentages(name: str, parsed: np.ndarray, cell_text: np.ndarray, numbers_only: bool,

@@ -15,6 +15,7 @@ from audit.records import SHOWN_QUANTITIES, extra_value, derivation, findings_by
 from audit.report import Options, register
 from audit.result import AuditResult
 from audit.rules import RULES
+from audit.state import UNBOUNDED
 
 Style = Callable[[str, str], str]
 
@@ -90,7 +91,7 @@ def claim_line(result: AuditResult, row: int, style: Style = _plain) -> str:
         (written as one, or derived from one), ``~`` when it is bounded neither way."""
         value = result.cell("q", row, name)
         derived = value == value and result.cell("source", row, name) != "claimed"
-        mark = {-1: "≤", 1: "≥", 2: "~"}.get(result.bound(row, name), "") if value == value else ""
+        mark = {-1: "≤", 1: "≥", UNBOUNDED: "~"}.get(result.bound(row, name), "") if value == value else ""
         return mark + fmt.value(name, value, unit=unit) + ("*" if derived else " ")
 
     status = result.status.iat[row]
