@@ -187,3 +187,15 @@ def test_rows_after_a_blank_row_of_separators_and_a_blank_line_keep_their_lines(
         results = json.loads(out)["runs"][0]["results"]
         lines = [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in results]
     assert lines == [2, 5, 7]
+
+
+@pytest.mark.parametrize("fmt", ["github", "concise"])
+def test_an_excel_separator_line_is_not_counted_as_a_row_of_the_annotations(tmp_path, monkeypatch, fmt):
+    """Excel's 'sep=;' first line is not a row, but it is a line: the claim on line 3 is annotated on line 3 (it was
+    on line 2, the header). GPT-3 175B (Brown et al. 2020): 6 x 175B x 300B = 3.15e23 FLOP, here stated 10x."""
+    monkeypatch.chdir(tmp_path)
+    Path("runs.csv").write_text("sep=;\nid;params;tokens;compute_flops\ngpt3-10x;175B;300B;3.14e24\n")
+    out = run_cli("check", "runs.csv", "--isolated", "-f", fmt, "--select", "C001").stdout
+    found = re.findall(r"^::error file=runs\.csv,line=(\d+)," if fmt == "github" else r"^runs\.csv:(\d+): C001", out,
+                       re.M)
+    assert found == ["3"]

@@ -414,18 +414,48 @@ def test_a_semicolon_file_says_a_comma_between_thousands_may_be_a_decimal_comma(
 
 
 def test_a_semicolon_file_says_a_dot_before_three_digits_may_separate_thousands(tmp_path):
-    """The mirror of the comma: in the same European export, GPT-3's 10,000 V100s (Patterson et al. 2021, Table 4)
-    are written '10.000', which reads as 10 chips; said, as the comma is. '0,213' (a leading 0) cannot be
-    thousands: it is refused as a decimal comma when read, and the thousands note no longer claims it."""
+    """The mirror of the comma: in a European export, GPT-3's 10,000 V100s (Patterson et al. 2021, Table 4) are
+    written '10.000', which reads as 10 chips where nothing shows the file's locale; said, as the comma is. A file
+    that writes a decimal point elsewhere ('0.213') keeps the dot a decimal point."""
     path = tmp_path / "eu.csv"
-    path.write_text("id;params;tokens;chips;mfu\ngpt3;175B;300B;10.000;0,213\n", encoding="utf-8")
+    path.write_text("id;params;tokens;chips;mfu\ngpt3;175B;300B;10.000;0.213\n", encoding="utf-8")
     claims = load([str(path)])
     assert claims.values["chips"].tolist() == [10]
     assert claims.notes == [(str(path), "figures with a dot before three digits are read as decimals ('chips': 1, "
                                         "such as '10.000' (row 2)); in a file separated by ';', as spreadsheets in "
                                         "many European locales write it, the dot may separate thousands: check "
                                         "those figures")]
+
+
+def test_a_semicolon_file_with_decimal_commas_is_read_in_its_locale(tmp_path):
+    """A ';'-separated export whose figures write decimal commas that cannot be thousands ('0,213', '4,8') and no
+    decimal point is read in that locale: the comma is the decimal point and the dot separates thousands. GPT-3
+    (Brown et al. 2020; Patterson et al. 2021, Table 4): 175B parameters, 300B tokens, 10,000 V100s for 14.8 days,
+    21.3 % MFU (Narayanan et al. 2021); the title row above is passed over and the rows keep their lines."""
+    path = tmp_path / "eu.csv"
+    path.write_bytes("\ufeffRuns;;;;;\r\nid;Params (B);Tokens (B);GPUs;Days;MFU (%)\r\n"
+                     "gpt3;175;300;10.000;14,8;21,3\r\nsmall;1,3;26;1.024;0,5;\r\n".encode("utf-8"))
+    claims = load([str(path)])
+    np.testing.assert_allclose(claims.values["params"], [175e9, 1.3e9])
+    np.testing.assert_allclose(claims.values["chips"], [10_000, 1_024])
+    np.testing.assert_allclose(claims.values["wall_clock_days"], [14.8, 0.5])
+    np.testing.assert_allclose(claims.values["mfu"], [0.213, np.nan])
+    assert claims.invalid.empty
+    assert claims.info["row"].tolist() == [3, 4]
+    said = [m for _, m in claims.notes if "decimal commas" in m]
+    assert len(said) == 1 and "'14,8' in 'Days', row 3" in said[0] and "'GPUs': '10.000' as '10000'" in said[0]
+
+
+def test_a_semicolon_file_mixing_decimal_commas_and_points_refuses_the_commas(tmp_path):
+    """Where a ';' file writes both a decimal point ('1.4T') and a decimal comma ('0,45'), no locale is certain:
+    the comma is refused cell by cell, saying what to write, and the points read as written."""
+    path = tmp_path / "mixed.csv"
+    path.write_text("id;params;tokens;mfu\na;7B;1.4T;0,45\n", encoding="utf-8")
+    claims = load([str(path)])
+    assert claims.values["tokens"].tolist() == [1.4e12]
     assert "decimal comma" in claims.invalid.loc[claims.invalid["field"] == "mfu", "message"].iat[0]
+
+
 def test_a_utilization_cell_naming_the_other_utilization_is_refused(tmp_path):
     """A cell may name its utilization ("12.8 % MFU"); one that names the other ("52 % HFU" under mfu) would check the
     wrong figure (HFU exceeds MFU by the recomputation, 4/3 for full recomputation), so it is refused, naming the
@@ -526,3 +556,53 @@ def test_integer_ids_with_a_null_among_them_stay_integers(tmp_path):
     halves = tmp_path / "halves.parquet"
     pq.write_table(pa.table({"id": [1.5, None, 3.0], "params": ["7B"] * 3}), halves)
     assert list(load([str(halves)]).info["id"]) == ["1.5", "halves.parquet#2", "3"]
+
+
+# A team's run sheet: LLaMA-65B as published (Touvron et al. 2023, Sec. 2.4 and Table 15): 65.2B parameters, 1.4T
+# tokens, 2,048 A100 80GB for about 21 days, 1,022,362 GPU-hours.
+_GROUPED = ["Run,,Model,Data,Cluster,,",
+            "ID,Owner,Params (B),Tokens (T),Hardware,GPUs,GPU hours",
+            'llama-65b,anna,65.2,1.4,A100 80GB,"2,048","1,022,362"']
+
+
+@pytest.mark.parametrize("title", [False, True])
+def test_a_row_of_group_headings_above_the_header_is_passed_over(tmp_path, title):
+    """Merged cells over groups of columns ("Model", "Cluster") export as a row of their own above the header; it
+    names a field or two ("Run", "Model") but the row below names more: that row is the header, the headings are
+    not read, and the note says so (the whole file was refused: 'only name understood')."""
+    path = tmp_path / "grouped.csv"
+    path.write_text("\n".join((["Pretraining runs Q3,,,,,,"] if title else []) + _GROUPED) + "\n", encoding="utf-8")
+    claims = load([str(path)])
+    assert claims.info["id"].tolist() == ["llama-65b"]
+    assert claims.values.loc[0, ["params", "tokens", "chips", "chip_hours"]].tolist() == [65.2e9, 1.4e12, 2048,
+                                                                                         1_022_362]
+    assert claims.info["row"].tolist() == [4 if title else 3]  # its line in the file
+    said = [m for _, m in claims.notes if m.startswith("read the header")]
+    assert said and f"line {3 if title else 2}, below a row of group headings" in said[0] and "'Cluster'" in said[0]
+
+
+def test_a_row_of_group_headings_in_a_workbook_is_passed_over(tmp_path):
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["Pretraining runs Q3"])
+    sheet.append(["Run", None, "Model", "Data", "Cluster", None, None])
+    sheet.append(["ID", "Owner", "Params (B)", "Tokens (T)", "Hardware", "GPUs", "GPU hours"])
+    sheet.append(["llama-65b", "anna", 65.2, 1.4, "A100 80GB", 2048, 1_022_362])
+    path = tmp_path / "grouped.xlsx"
+    book.save(path)
+    claims = load([str(path)])
+    assert claims.values.loc[0, ["params", "tokens", "chips", "chip_hours"]].tolist() == [65.2e9, 1.4e12, 2048,
+                                                                                         1_022_362]
+    assert claims.info["row"].tolist() == [4]
+    assert any("row 3 of the sheet, below a row of group headings" in m for _, m in claims.notes)
+
+
+def test_a_blank_row_above_the_header_keeps_the_rows_on_their_lines(tmp_path):
+    """A title, then a spreadsheet's blank row exported as separators alone (',,,'), then the header: each row
+    keeps the number of its line (the claim on line 4 was said to be on line 3)."""
+    path = tmp_path / "runs.csv"
+    path.write_text("Pretraining runs Q3,,,\n,,,\nid,params,tokens,compute_flops\nllama-65b,65.2B,1.4T,5.5e23\n",
+                    encoding="utf-8")
+    claims = load([str(path)])
+    assert claims.info["row"].tolist() == [4]

@@ -18,13 +18,13 @@ from audit.claims import RawTable
 from audit.quantities import canonical_column
 from audit.reading.common import drop_empty_unnamed, first_line, header_words, mangle, read_text
 from audit.reading.errors import LoadError
-from audit.reading.fields import names_fields
+from audit.reading.fields import below_group_headings, names_fields
 from audit.reading.registry import Reader, register
 
 __all__ = ["read_csv", "read_tsv"]
 
 
-def read_csv(path: Path, file: str, data: bytes | None = None, sep: str = ",") -> RawTable:
+def read_csv(path: Path, file: str, data: bytes | None = None, sep: str = ",", _skipped: int = 0) -> RawTable:
     """CSV (or TSV) with a header row; every cell read as text, so the original is kept.
 
     A row with more cells than the header is kept and made invalid (its extra cells are named in the message);
@@ -40,9 +40,8 @@ def read_csv(path: Path, file: str, data: bytes | None = None, sep: str = ",") -
         if not text.strip():
             raise LoadError(file, f"no claims: the file has only the separator line {hint.group().strip()!r}")
     skipped, sep, text, said = _title(text, sep, file, bool(hint))
-    if skipped:
-        table = read_csv(path, file, data=text.encode("utf-8"), sep=sep)
-        table.rows = np.asarray(table.rows) + skipped
+    if skipped:  # read again from the header on, its rows numbered after the ones passed over
+        table = read_csv(path, file, data=text.encode("utf-8"), sep=sep, _skipped=_skipped + skipped)
         table.notes = [said, *table.notes]
         return table
     # Only an empty cell is missing ("NA", "null" stay text, read by the units parser); pandas' parser marks empty
@@ -52,7 +51,9 @@ def read_csv(path: Path, file: str, data: bytes | None = None, sep: str = ",") -
     problems: list[tuple[int, str, str]] = []
     if _header_width(text, sep) > WIDE:  # pandas builds one Series per column: 7 s for 100,000 of them
         frame, problems = _read_wide_csv(text, file, sep)
-        return _finish(frame, problems, file)
+        table = _finish(frame, problems, file)
+        table.rows = np.asarray(table.rows) + _skipped
+        return table
     try:
         with warnings.catch_warnings():
             # pandas warns, and drops cells, when the first row is longer than the header: read it again.
@@ -70,11 +71,71 @@ def read_csv(path: Path, file: str, data: bytes | None = None, sep: str = ",") -
         raise LoadError(file, f"not readable as CSV: {str(exc).strip().splitlines()[0]}") from None
     other = _other_separator(frame, sep) if sep == "," and not hint else None
     if other:  # "id;params;tokens" as one column: a spreadsheet export with another separator
-        return read_csv(path, file, data=text.encode("utf-8"), sep=other)
+        return read_csv(path, file, data=text.encode("utf-8"), sep=other, _skipped=_skipped)
     table = _finish(frame, problems, file, empty_is_missing=True)
+    table.rows = np.asarray(table.rows) + _skipped
     if sep == ";":
-        table.notes = [*_comma_groups(table.frame, np.asarray(table.rows), file), *table.notes]
+        decimal = _decimal_commas(table.frame, np.asarray(table.rows), file)
+        table.notes = [*(decimal or _comma_groups(table.frame, np.asarray(table.rows), file)), *table.notes]
     return table
+
+
+#: A cell that opens with a figure (after "~", "<", a sign), as figures are written in a spreadsheet export.
+_LEADING_FIGURE = re.compile(r"(?P<lead>\s*[~≈<>]?\s*[-+]?)(?P<int>[0-9]{1,3}(?:\.[0-9]{3})+|[0-9]+)"
+                             r"(?:,(?P<frac>[0-9]+))?(?![0-9.,])")
+#: A figure with a decimal comma that cannot be a thousands separator ("4,8", "58,96", "0,904", "1.024,5").
+_DECIMAL_COMMA = (r"^\s*[~≈<>]?\s*[-+]?(?:[0-9]{1,3}(?:\.[0-9]{3})+,[0-9]+|0,[0-9]+|[0-9]+,(?:[0-9]{1,2}|[0-9]{4,}))"
+                  r"(?![0-9.,])")
+#: A figure with a decimal point that cannot separate thousands ("4.8", "1.4T", "0.904"), a date excepted.
+_DECIMAL_POINT = r"^\s*[~≈<>]?\s*[-+]?(?:[0-9]+\.(?:[0-9]{1,2}|[0-9]{4,})|0\.[0-9]+)(?![0-9.,])"
+
+
+def _decimal_commas(frame: pd.DataFrame, rows: np.ndarray, file: str) -> list[tuple[str, str]]:
+    """A ';'-separated file (a spreadsheet export in a European locale) whose figures write decimal commas that
+    cannot be thousands ("4,8", "58,96", "0,904") and no decimal point is read in its own locale: in every cell
+    that opens with a figure, the comma is the decimal point and a dot separates thousands ("1.024" is 1,024);
+    the cells are rewritten so ("4.8", "1024"), and the note says so with the first of them. A file that writes
+    both, or neither, is left as written (:func:`_comma_groups` notes its figures; a decimal comma is refused)."""
+    comma = point = 0
+    first: tuple[str, int, str] | None = None
+    texts: dict[str, pd.Series] = {}
+    for column in frame.columns:
+        values = frame[column]
+        if values.dtype != object:
+            continue
+        text = values.astype("string")
+        found = text.str.contains(_DECIMAL_COMMA, regex=True).fillna(False).to_numpy(dtype=bool)
+        point += int(text.str.contains(_DECIMAL_POINT, regex=True).fillna(False).to_numpy(dtype=bool).sum())
+        if found.any():
+            comma += int(found.sum())
+            at = int(np.flatnonzero(found)[0])
+            if first is None or at < first[1]:
+                first = (str(column), at, str(values.iat[at]))
+        texts[column] = text
+    if not comma or point or first is None:
+        return []
+    changed: list[str] = []
+    for column, text in texts.items():
+        rewritten = text.str.replace(_LEADING_FIGURE, _point_figure, n=1, regex=True)
+        differs = (rewritten != text).fillna(False).to_numpy(dtype=bool)
+        if differs.any():
+            cells = frame[column].to_numpy(dtype=object).copy()
+            cells[differs] = rewritten.to_numpy(dtype=object)[differs]
+            frame[column] = cells
+            at = int(np.flatnonzero(differs)[0])
+            changed.append(f"{column!r}: {text.iat[at]!r} as {rewritten.iat[at]!r}")
+    column, at, cell = first
+    return [(file, f"figures are written with decimal commas ({cell!r} in {column!r}, row {rows[at]}) and none with a "
+                   f"decimal point, as spreadsheets in many European locales export them with ';' between cells: "
+                   f"read so, the comma as the decimal point and a dot as a thousands separator ("
+                   f"{'; '.join(changed[:4])}{'; ...' if len(changed) > 4 else ''})")]
+
+
+def _point_figure(m: "re.Match[str]") -> str:
+    """A figure of a decimal-comma locale with a decimal point and no thousands separator: "1.024,5" -> "1024.5"."""
+    whole = m.group("int").replace(".", "")
+    frac = m.group("frac")
+    return f"{m.group('lead')}{whole}{'.' + frac if frac is not None else ''}"
 
 
 #: A figure whose only separators are commas between groups of three digits ("7,000", "1,024"): thousands in
@@ -144,29 +205,42 @@ def _title(text: str, sep: str, file: str, sep_given: bool) -> tuple[int, str, s
         try:
             with _any_cell_size():
                 reader = csv.reader(io.StringIO(head, newline=""), delimiter=other, skipinitialspace=True)
-                records: list[tuple[int, list[str]]] = []  # (the line it starts on, counting from 0; its cells)
-                line = 0
+                # (the line it starts on, counting from 0; its cells; the rows before it, as rows are numbered: a
+                # row of separators alone is one, a blank line none)
+                records: list[tuple[int, list[str], int]] = []
+                line = counted = 0
                 for record in reader:
                     start, line = line, reader.line_num
                     if any(cell.strip() for cell in record):
-                        records.append((start, record))
+                        records.append((start, record, counted))
+                    if len(record) > 1 or (record and record[0].strip()):
+                        counted += 1
                     if len(records) > _TITLE_RECORDS + 1:
                         break
         except csv.Error:
             continue
-        if not records or (other == sep and names_fields(records[0][1], 1)):
+        if not records:
             return nothing
-        for k in range(1, len(records) - 1):
-            if names_fields(records[k][1], 2):
-                lines = text.splitlines(keepends=True)  # only when there is a title to pass over
-                start = records[k][0]
-                while start < len(lines) and not lines[start].strip():  # blank lines before the header
-                    start += 1
-                shown = "; ".join(f"{first + 1}: " + ", ".join(repr(c.strip()[:40]) for c in cells if c.strip())[:80]
-                                  for first, cells in records[:k])
-                said = (file, f"read the header from line {start + 1}, the first naming fields; the "
-                              f"line{'s' if k > 1 else ''} above it ({shown}) {'are' if k > 1 else 'is'} not read")
-                return k, other, "".join(lines[start:]), said
+        cells = [record for _, record, _ in records]
+        if other == sep and names_fields(cells[0], 1):
+            first = 0
+        else:
+            first = next((k for k in range(1, len(records) - 1) if names_fields(cells[k], 2)), -1)
+            if first < 0:
+                continue
+        k = below_group_headings(cells, first)
+        if k == 0:
+            return nothing
+        lines = text.splitlines(keepends=True)  # only when there is a title to pass over
+        start = records[k][0]
+        while start < len(lines) and not lines[start].strip():  # blank lines before the header
+            start += 1
+        shown = "; ".join(f"{line + 1}: " + ", ".join(repr(c.strip()[:40]) for c in row if c.strip())[:80]
+                          for line, row, _ in records[:k])
+        which = "the first naming fields" if k == first else "below a row of group headings that names fewer"
+        said = (file, f"read the header from line {start + 1}, {which}; the line{'s' if k > 1 else ''} above it "
+                      f"({shown}) {'are' if k > 1 else 'is'} not read")
+        return records[k][2], other, "".join(lines[start:]), said
     return nothing
 
 

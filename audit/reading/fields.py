@@ -29,8 +29,8 @@ from audit.reading.common import mangle, printable, printable_value
 from audit.reading.errors import LoadError
 from audit.units import UnitError, per_device_rate, unit_scale
 
-__all__ = ["DISPLAY_ONLY", "NOTE_FIELDS", "STRUCTURE_FIELDS", "canonical_columns", "did_you_mean", "field_of",
-           "header_field"]
+__all__ = ["DISPLAY_ONLY", "NOTE_FIELDS", "STRUCTURE_FIELDS", "below_group_headings", "canonical_columns",
+           "did_you_mean", "field_of", "fields_named", "header_field"]
 
 #: Fields a claim may hold that are not values: read as they are (``phases``: a multi-phase run).
 STRUCTURE_FIELDS: tuple[str, ...] = ("phases",)
@@ -688,10 +688,29 @@ TITLE_CELLS = 200
 def names_fields(cells: Sequence[Any], wanted: int) -> bool:
     """Whether a row's first :data:`TITLE_CELLS` cells name at least ``wanted`` known fields: the test that tells a
     table's header from a title or remark above it (CSV and spreadsheets)."""
+    return fields_named(cells, wanted) >= wanted
+
+
+def fields_named(cells: Sequence[Any], most: int = TITLE_CELLS) -> int:
+    """How many of a row's first :data:`TITLE_CELLS` cells name a known field (counting stops at ``most``)."""
     found = 0
     for cell in cells[:TITLE_CELLS]:
         if isinstance(cell, str) and cell.strip() and field_of(cell.strip())[0] is not None:
             found += 1
-            if found >= wanted:
-                return True
-    return False
+            if found >= most:
+                break
+    return found
+
+
+def below_group_headings(rows: Sequence[Sequence[Any]], header: int) -> int:
+    """The header of a table whose columns are grouped under headings in the row above it (a spreadsheet's merged
+    cells, "Model | Cluster | Efficiency", exported as a row of its own): from the row taken for the header, each
+    next row that names more fields (at least two) is the header instead, the rows above it not read. ``rows``: the
+    first rows, the last of them not a candidate (a header has a row below it)."""
+    named = fields_named(rows[header]) if header < len(rows) else 0
+    while header + 2 < len(rows):
+        below = fields_named(rows[header + 1])
+        if below < 2 or below <= named:
+            break
+        header, named = header + 1, below
+    return header

@@ -23,7 +23,7 @@ import pandas as pd
 from audit.claims import RawTable
 from audit.reading.common import drop_empty_unnamed, first_line, header_words, mangle
 from audit.reading.errors import LoadError
-from audit.reading.fields import names_fields
+from audit.reading.fields import below_group_headings, names_fields
 from audit.reading.registry import Reader, register
 
 __all__ = ["read_xlsx"]
@@ -72,7 +72,9 @@ def read_xlsx(path: Path, file: str, data: bytes | None = None, sheet: str | Non
     top = _header_row(rows)
     if top:
         skipped = "; ".join(f"{numbers[i]}: {_shown(rows[i])}" for i in range(top))
-        notes.append((file, f"read the header from row {numbers[top]} of {where}, the first naming fields; the "
+        which = ("below a row of group headings that names fewer" if names_fields(rows[top - 1], 1)
+                 else "the first naming fields")
+        notes.append((file, f"read the header from row {numbers[top]} of {where}, {which}; the "
                             f"row{'s' if top > 1 else ''} above it ({skipped}) {'are' if top > 1 else 'is'} not "
                             f"read"))
     header, body, row_numbers = rows[top], rows[top + 1:], numbers[top + 1:]
@@ -100,10 +102,10 @@ def _header_row(rows: list[tuple]) -> int:
     of the next :data:`_TITLE_ROWS` that names two (a report's sheet often opens with a title, a date or a remark
     above its table); 0 when none does (the first row is the header, and reading says what it could not read)."""
     if names_fields(rows[0], 1):
-        return 0
+        return below_group_headings(rows[:_TITLE_ROWS + 2], 0)
     for i in range(1, min(len(rows) - 1, _TITLE_ROWS + 1)):
         if names_fields(rows[i], 2):
-            return i
+            return below_group_headings(rows[:_TITLE_ROWS + 2], i)
     return 0
 
 

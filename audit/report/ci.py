@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path, PurePath
@@ -73,17 +74,19 @@ def _record_lines(file: str, _mtime: int, _size: int) -> tuple[int, ...] | None:
     except OSError:
         return None
     lines = text.splitlines()
-    if "\"" not in text and all(line.strip() for line in lines):
+    hint = _SEP_LINE.match(text)  # Excel's "sep=;" first line: not a row (the reader passes over it)
+    if not hint and "\"" not in text and all(line.strip() for line in lines):
         return None
     # The header is the first line with a separator in it (a title above the table has none, as a rule).
-    header = next((line for line in lines if any(c in line for c in ",;\t|")), "")
-    sep = "\t" if PurePath(file).suffix.lower() == ".tsv" else max((",", ";", "\t", "|"), key=header.count)
+    header = next((line for line in lines[1 if hint else 0:] if any(c in line for c in ",;\t|")), "")
+    sep = ("\t" if PurePath(file).suffix.lower() == ".tsv" else hint.group("sep") if hint
+           else max((",", ";", "\t", "|"), key=header.count))
     starts: list[int] = []
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
-    line = 0
+    reader = csv.reader(io.StringIO(text[hint.end():] if hint else text, newline=""), delimiter=sep)
+    line = 1 if hint else 0
     try:
         for record in reader:
-            start, line = line + 1, reader.line_num
+            start, line = line + 1, reader.line_num + (1 if hint else 0)
             # The reader's records, as pandas counts them: not an empty line or one of spaces alone; a line of
             # separators alone (",,,,", a spreadsheet's blank row exported) is a record, and a claim.
             if len(record) > 1 or (record and record[0].strip()):
@@ -91,6 +94,10 @@ def _record_lines(file: str, _mtime: int, _size: int) -> tuple[int, ...] | None:
     except csv.Error:
         return None
     return tuple(starts)
+
+
+#: Excel's separator hint, a first line ``sep=;`` (as :mod:`audit.reading.csvfile` reads it).
+_SEP_LINE = re.compile(r'"?sep=(?P<sep>[^\r\n"])"?[ \t]*(?:\r\n|\r|\n)')
 
 
 def _blank_before(lines: list[str], start: int) -> int:
