@@ -606,3 +606,21 @@ def test_a_blank_row_above_the_header_keeps_the_rows_on_their_lines(tmp_path):
                     encoding="utf-8")
     claims = load([str(path)])
     assert claims.info["row"].tolist() == [4]
+
+
+def test_a_run_log_with_nested_objects_is_read_by_its_keys(tmp_path):
+    """A run log nests its figures ({"hardware": {"type": ..., "count": ...}}): each nested key is read as the
+    header its path spells ("hardware.count" is the chips) or, when the path names no field, by its last key
+    ("time.gpu_hours", "metrics.mfu"); a figure under an evaluation's key ("eval.tokens") is not the training's and
+    stays unread, named. Every key was refused before ("hardware must be text")."""
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps({"run_id": "llama-65b", "model": {"name": "LLaMA-65B", "params": "65.2B"},
+                                "data": {"tokens": "1.4T"}, "hardware": {"type": "A100 80GB", "count": 2048},
+                                "time": {"days": 21, "gpu_hours": 1022362}, "eval": {"tokens": 5e6},
+                                "metrics": {"loss": 1.6}}) + "\n", encoding="utf-8")
+    claims = load([str(path)])
+    assert claims.invalid.empty
+    assert claims.info.loc[0, ["id", "name", "hardware"]].tolist() == ["llama-65b", "LLaMA-65B", "A100 80GB"]
+    assert claims.values.loc[0, ["params", "tokens", "chips", "wall_clock_days", "chip_hours"]].tolist() == [
+        65.2e9, 1.4e12, 2048, 21, 1_022_362]
+    assert sorted(u[1] for u in claims.unread_columns) == ["eval.tokens", "metrics.loss"]

@@ -66,6 +66,15 @@ def field_of(header: str) -> tuple[str | None, str | None]:
         base = canonical_column_and_unit(suffixed.group("base"))[0]
         if base in BY_NAME and BY_NAME[base].kind == "count" and unit_fits(suffixed.group("unit"), base):
             return base, suffixed.group("unit")
+    if canon is None and unit is None and (path := _DOTTED.fullmatch(str(header))):
+        # A nested key of a run log ("time.gpu_hours", "metrics.mfu", joined by the JSON reader): its last key
+        # names the field when the whole path does not ("hardware.count" does), unless a key before it says the
+        # figure is not the training's ("eval.tokens").
+        keys = [k.strip().lower() for k in str(header).split(".")]
+        if not _NOT_TRAINING.intersection(keys[:-1]):
+            leaf = field_of(path.group("leaf"))
+            if leaf[0] is not None and leaf[0] not in STRUCTURE_FIELDS:
+                return leaf
     if canon is None:
         found = _generic_field(header, unit)
         if found == (None, None) and "_" in str(header) and (spaced := _unsnaked(str(header))) != header:
@@ -76,6 +85,13 @@ def field_of(header: str) -> tuple[str | None, str | None]:
             found = _unit_suffixed(str(header))
         return found
     return canon, unit
+
+
+#: A path of keys joined by dots, each starting with a letter ("model.params", "hardware.count").
+_DOTTED = re.compile(r"[A-Za-z_][\w -]*(?:\.[A-Za-z_][\w -]*)*\.(?P<leaf>[A-Za-z_][\w -]*)")
+#: Keys of a run log under which a figure is not the training's own (evaluation, inference).
+_NOT_TRAINING = frozenset({"eval", "evaluation", "val", "valid", "validation", "test", "testing", "inference",
+                           "serving", "benchmark", "bench", "finetune", "finetuning", "sft", "rlhf", "dpo"})
 
 
 def _unit_suffixed(header: str) -> tuple[str | None, str | None]:

@@ -176,6 +176,8 @@ def frame_from_items(items: list[Any], file: str, rows: Sequence[int] | None = N
     quick = _quick_check()  # certainly valid claims skip jsonschema (and its import): audit.reading.schemacheck
     for pos, item in enumerate(items):
         if isinstance(item, dict):
+            if any(isinstance(v, dict) for v in item.values()):
+                item = _flattened(item, pos, problems)
             records.append(item)
             for err in (() if quick(item) else _claim_validator().iter_errors(item)):
                 fld = str(err.path[0]) if err.path else ""
@@ -195,6 +197,47 @@ def frame_from_items(items: list[Any], file: str, rows: Sequence[int] | None = N
     frame.index = range(len(records))
     origin = np.arange(1, len(records) + 1) if rows is None else np.asarray(rows)
     return RawTable(frame, problems, rows=origin, text_checked=text_checked)
+
+
+def _flattened(item: dict[str, Any], pos: int, problems: list[tuple[int, str, str]]) -> dict[str, Any]:
+    """A run log's nested objects as keys joined by dots: ``{"hardware": {"type": "H100", "count": 512}}`` is
+    ``hardware.type`` and ``hardware.count``, headers that name fields as any other (:func:`audit.reading.fields.
+    field_of`: ``hardware.count`` is the chips, ``metrics.mfu`` the MFU). Arrays (``phases``) stay as they are; an
+    empty object is a key without a value. A dotted key written beside the same key nested, with another value, is
+    a key given twice."""
+    flat: dict[str, Any] = {}
+    duplicates = dict(getattr(item, "duplicates", {}))
+
+    def walk(prefix: str, obj: dict[str, Any], into: dict[str, Any]) -> None:
+        if prefix:  # keys given twice inside a nested object
+            duplicates.update({f"{prefix}.{k}": v for k, v in getattr(obj, "duplicates", {}).items()})
+        for key, value in obj.items():
+            name = f"{prefix}.{key}" if prefix else str(key)
+            if isinstance(value, dict) and value:
+                walk(name, value, into)
+                continue
+            value = None if isinstance(value, dict) else value
+            if name in into and into[name] != value:
+                duplicates[name] = [into[name], value]
+            into[name] = value
+
+    for key, value in item.items():
+        if not (isinstance(value, dict) and value):
+            walk("", {key: value}, flat)
+            continue
+        inner: dict[str, Any] = {}
+        walk(str(key), value, inner)
+        if field_of(str(key))[0] is not None and not any(field_of(k)[0] for k in inner):
+            # The value of a field written as an object ({"tokens": {"value": 140, "unit": "B"}}): kept whole,
+            # so the field is invalid, as any other value of the wrong type.
+            flat[str(key)] = value
+            continue
+        for name, inner_value in inner.items():
+            walk("", {name: inner_value}, flat)
+    flat = _JSONObject(sorted(flat.items(), key=lambda kv: kv[0]))
+    if duplicates:
+        flat.duplicates = duplicates
+    return flat
 
 
 def _short(value: Any) -> str:
