@@ -32,3 +32,39 @@ def test_the_example_column_map_is_valid(tmp_path):
     assert cmap.lookup("GPU days") == ("chip_hours", "GPU-days")
     assert cmap.lookup("compute (ZFLOP)") == ("compute_flops", "ZFLOP")
     assert cmap.kept("owner")
+
+
+#: The README's shown runs (a text block opening with "$ train-audit ..."), with what they show.
+SHOWN_RUNS = [(m.group(1), m.group(2)) for m in
+              re.finditer(r"^```text\n\$ train-audit (.*?)\n(.*?)^```", README, flags=re.S | re.M)]
+
+
+def _runnable(args: list[str]) -> bool:
+    """Whether every file the command names is in the repository (``diff v1.csv v2.csv`` shows your own files)."""
+    return all((REPO / a).exists() for a in args if re.search(r"\.(json|jsonl|csv|parquet|xlsx)$", a))
+
+
+RUNNABLE = [r for r in SHOWN_RUNS if _runnable(r[0].split())]
+
+
+def test_the_readme_shows_runs_of_its_own_files():
+    assert len(RUNNABLE) >= 2
+
+
+@pytest.mark.parametrize("command,shown", RUNNABLE, ids=[r[0].split()[0] for r in RUNNABLE])
+def test_a_shown_run_prints_what_the_readme_shows(command, shown, monkeypatch):
+    """Each line the README shows of a run is printed, in order (a shown '...' stands for lines left out, and a run
+    may print more than is shown): the example of --statistics showed the counts of an older example report."""
+    from conftest import run_cli
+
+    monkeypatch.chdir(REPO)
+    args = command.split()
+    result = run_cli(*args, *(["--isolated"] if args[0] == "check" else []))
+    printed = [" ".join(line.split()) for line in (result.stdout + result.stderr).splitlines()]
+    at = 0
+    for line in shown.splitlines():
+        want = " ".join(line.split())
+        if not want or want == "...":
+            continue
+        assert want in printed[at:], f"README shows {line!r} for `train-audit {command}`; not printed in order"
+        at = printed.index(want, at) + 1
