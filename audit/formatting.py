@@ -412,8 +412,20 @@ def _hours_texts(xs: list[float]) -> list[str]:
     return out  # type: ignore[return-value]
 
 
-def ratio(x: float) -> str:
-    """A ratio: ``1.02x``, ``1000x``, ``0.042x``."""
+def ratio(x: float, beyond: float | None = None) -> str:
+    """A ratio: ``1.02x``, ``1000x``, ``0.042x``.
+
+    ``beyond``, a factor above 1 that the ratio lies beyond either way (a verdict's tolerance: a warning is beyond
+    the ok factor, an error beyond the warning one), keeps the text beyond it too: digits are added until the
+    rounding no longer lands on the factor (0.4999994 beyond 2x is ``0.499999x``, not ``0.5x``, which "warning
+    within 2x" would call a warning)."""
     if not math.isfinite(x):
         return "—"
-    return f"{sig(x, 3)}x"
+    text = sig(x, 3)
+    if beyond is None or not x > 0 or not abs(math.log(x)) > math.log(beyond):
+        return f"{text}x"
+    digits = 3
+    while digits < 12 and not abs(math.log(float(text))) > math.log(beyond):
+        digits += 1
+        text = sig(x, digits)
+    return f"{text}x"

@@ -76,6 +76,13 @@ def severity_codes_of_offset(off: np.ndarray, ok: float, warn: float,
     return np.where(off <= ok_bound, _OK, np.where(off <= warn_bound, _WARNING, _ERROR)).astype(np.int8)
 
 
+def shown_ratio(r: float, severity: str, tolerance: tuple[float, float]) -> str:
+    """A finding's ratio as its words show it, never rounded onto the tolerance its verdict says it lies beyond
+    (:func:`audit.formatting.ratio`): an error's beyond the warning factor, a warning's beyond the ok one."""
+    ok, warn = tolerance
+    return fmt.ratio(r, warn if severity == "error" else ok if severity == "warning" else None)
+
+
 @dataclass(frozen=True)
 class Relation:
     """``subject = constant × Π term^exponent``, read in log space as Σ eᵢ·log xᵢ = log k.
@@ -567,13 +574,14 @@ class RelationRule(Rule):
         verb = "is within the tolerance of" if loose else "is consistent with" if bound else \
             "agrees with" if f["severity"] == "ok" else "differs from"
         ties, via = cls._ties_words(result, row, subject)
+        shown = shown_ratio(r, str(f["severity"]), result.config.tolerance(cls.code))
         head = (f"{label(subject)} {fmt.value(subject, claimed)} ({what}) {verb} {fmt.value(subject, expected)} "
                 f"implied by {cls.formula}")
         if via:
             text = (f"{head}, with {via} derived from the stated {label(subject)} itself, so the check ties the "
-                    f"stated {ties} (ratio {fmt.ratio(r)})")
+                    f"stated {ties} (ratio {shown})")
         else:
-            text = f"{head}, which ties the stated {ties} (ratio {fmt.ratio(r)})"
+            text = f"{head}, which ties the stated {ties} (ratio {shown})"
         if f["detail"] == "within-precision":
             text += "; " + cls._precision_text(result, row)
         if bound:
@@ -1786,12 +1794,14 @@ class PhasesSum(Rule):
         row, name = int(f["row"]), str(f["quantity"])
         claimed, expected = float(f["claimed"]), float(f["expected"])
         phases = result.phase_rows(row)
+        tolerance = result.config.tolerance(cls.code)
         if f["detail"] == "floor":
+            tolerance = result.config.goodput.get("C003", tolerance)
             giving = [i for i in phases if math.isfinite(float(result.phase_result.cell("q", i, name)))] \
                 if result.phase_result is not None else []
             head = (f"{label(name)} {fmt.value(name, claimed)} (claimed) against the {fmt.value(name, expected)} "
                     f"that {len(giving)} of its {len(phases)} phases give (the others give none; ratio "
-                    f"{fmt.ratio(claimed / expected)})")
+                    f"{shown_ratio(claimed / expected, str(f['severity']), tolerance)})")
             if claimed >= expected:
                 return f"{head}: at least that, as a run's total is"
             if f["severity"] == "ok":
@@ -1800,7 +1810,7 @@ class PhasesSum(Rule):
             return f"{head}: a run's total cannot be less than a part of it, beyond what goodput explains"
         verb = "agrees with" if f["severity"] == "ok" else "differs from"
         return (f"{label(name)} {fmt.value(name, claimed)} (claimed) {verb} {fmt.value(name, expected)} summed over "
-                f"{len(phases)} phases (ratio {fmt.ratio(claimed / expected)})")
+                f"{len(phases)} phases (ratio {shown_ratio(claimed / expected, str(f['severity']), tolerance)})")
 
     @classmethod
     def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
@@ -3184,8 +3194,9 @@ class ComputeEstimates(Rule):
         if f["detail"] == "speculative":
             return (f"the compute {mean} is the geometric mean of two estimates in its notes, {pair}, "
                     f"{fmt.ratio(high / low)} apart, as its confidence (speculative) says it may be")
+        apart = shown_ratio(high / low, str(f["severity"]), result.config.tolerance(cls.code))
         return (f"the compute {mean} is the geometric mean of two estimates in its notes, {pair}, "
-                f"{fmt.ratio(high / low)} apart: a figure or an assumption behind one of them is wrong, and the "
+                f"{apart} apart: a figure or an assumption behind one of them is wrong, and the "
                 f"stated compute is uncertain by that factor")
 
     @classmethod
@@ -3197,7 +3208,7 @@ class ComputeEstimates(Rule):
 
 __all__ = ["Rule", "RelationRule", "Relation", "RULES", "register", "unregister", "all_rules", "relation_rules",
            "rules_of_stage", "severity_of_ratio", "severity_codes_of_ratio",
-           "severity_codes_of_offset"]
+           "severity_codes_of_offset", "shown_ratio"]
 
 
 # ------------------------------------------------------------------------- energy, cost, carbon (issue 13)

@@ -83,3 +83,15 @@ def test_the_text_of_a_number_cell_is_shown_as_a_reader_writes_it(text, shown):
 @pytest.mark.parametrize("text", ["175B", "1,024", "3.0e5", "1.4e12", "12", "512 GPUs", "nan", "inf", ""])
 def test_a_text_a_person_wrote_is_shown_as_written(text):
     assert fmt.written(text) == text
+
+
+@pytest.mark.parametrize(("x", "beyond", "expected"), [
+    (0.4999958333, None, "0.5x"),        # no verdict to keep: three digits
+    (0.4999958333, 2.0, "0.499996x"),   # beyond 2x: digits until the text is beyond 2x too
+    (2.0000026, 2.0, "2.000003x"),
+    (0.79995, 1.25, "0.79995x"),        # 1 / 1.25 = 0.8
+    (0.5, 2.0, "0.5x"),                 # on the factor is not beyond it
+    (0.3, 2.0, "0.3x"), (10.0, 4.0, "10x"),
+])
+def test_a_ratio_beyond_a_factor_is_never_printed_on_it(x: float, beyond: float | None, expected: str) -> None:
+    assert fmt.ratio(x, beyond) == expected
