@@ -811,7 +811,7 @@ def test_passing_claims_are_collapsed_to_one_line(corpus, corpus_page):
         assert collapsed == (status == "pass"), status
         if collapsed:
             summary_line = text.split("<summary>", 1)[1].split("</summary>", 1)[0]
-            assert re.search(r"\d+ checks? holds?</span></h2>$", summary_line)
+            assert re.search(r"\d+ checks? holds?(, \d+ notes?)?</span></h2>$", summary_line)
             assert "<dl class=\"about\">" in text.split("</summary>", 1)[1]  # the full card, once opened
     assert '<details class="claim-body" open' not in corpus_page
     print_css = report.assets()["css"].split("@media print", 1)[1]
@@ -880,3 +880,80 @@ def test_the_derived_table_says_what_flops_per_token_came_from():
     assert flops == ["Layers, Model width, Attention heads, FFN width, Sequence length, Vocabulary", "Parameters (N)"]
     state = [inputs for name, inputs in rows if name.startswith("Training state")]
     assert state and all("Trainable" not in inputs for inputs in state)
+
+
+# ------------------------------------------------------------------- numbers that agree with their verdicts
+
+
+def _ratios_in(text: str) -> list[float]:
+    return [float(x) for x in re.findall(r"\(ratio ([0-9.e+-]+)x\)", text)]
+
+
+def test_a_ratio_just_beyond_a_tolerance_is_not_rounded_onto_it():
+    # chip_hours = 24 · chips · days = 24 × 100 × 1 = 2,400 h; 1,199.99 / 2,400 = 0.4999958, beyond C002's 2x
+    # warning limit (an error), which "(ratio 0.5x)" beside "warning within 2x" would call a warning.
+    result = check_records([{"id": "half", "chips": 100, "wall_clock_days": "1.000000", "chip_hours": "1199.99"}])
+    page = report.render(result)
+    card = page[page.index('id="claim-0"'):page.index("</article>")]
+    c002 = [f for f in to_json(result)["claims"][0]["findings"] if f["rule"] == "C002"][0]
+    assert c002["severity"] == "error"
+    shown = _ratios_in(c002["message"]) + _ratios_in(card) + _ratios_in(worst_items(page)["half"])
+    assert shown and all(r < 0.5 for r in shown), shown
+    assert "warning within 2x" in page
+
+
+def test_the_ratio_table_counts_the_rules_own_verdicts():
+    # U001 by its documentation: 40 % ok, 10 % below the usual band 15-65 % (info), 90 % above the 80 % ceiling
+    # (warning), 120 % above 100 % (error): a quarter each. Counting band membership again would call 10 % a
+    # warning (50 % warnings) beside a summary that counts one warning.
+    records = [{"id": f"m{i}", "mfu": mfu} for i, mfu in enumerate(["40 %", "10 %", "90 %", "120 %"])]
+    result = check_records(records)
+    u001 = [f["severity"] for c in to_json(result)["claims"] for f in c["findings"] if f["rule"] == "U001"]
+    assert sorted(u001) == ["error", "info", "ok", "warning"]
+    row = next(r for r in report.context(result)["ratios"] if r["code"] == "MFU")
+    assert (row["ok"], row["info"], row["warning"], row["error"]) == ("25 %", "25 %", "25 %", "25 %")
+    assert "80 %" in row["tolerance"]
+    page = report.render(result)
+    table = page[page.index('<table class="ratios">'):]
+    assert '<th scope="col" class="num">info</th>' in table[:table.index("</thead>")]
+
+
+def test_ratio_percentiles_are_values_of_the_batch_in_log_space():
+    # Two C001 checks: 6 · 7B · 1T = 4.2e22, so 4.2e22 is 1x and 4.2e24 is 100x. Their median in log space is
+    # √(1 · 100) = 10x and the 5th-95th percentiles are the two ratios themselves (interpolating gave a median of
+    # 50.5x and 5.95x-95x, ratios no claim has).
+    result = check_records([{"id": "exact", "params": "7B", "tokens": "1T", "compute_flops": "4.2e22"},
+                            {"id": "hundred", "params": "7B", "tokens": "1T", "compute_flops": "4.2e24"}])
+    row = next(r for r in report.context(result)["ratios"] if r["code"] == "C001")
+    assert (row["median"], row["p05"], row["p95"]) == ("10x", "1x", "100x")
+    assert (row["ok"], row["error"]) == ("50 %", "50 %")
+
+
+def test_an_unchecked_claim_does_not_say_every_check_holds():
+    result = check_records([{"id": "only-params", "params": "7B"},
+                            {"id": "fine", "params": "7B", "tokens": "1T", "compute_flops": "4.2e22"}])
+    assert list(result.status) == ["unchecked", "pass"]
+    ctx = report.context(result)
+    unchecked, passing = (next(c for c in ctx["claims"] if c["id"] == i) for i in ("only-params", "fine"))
+    assert "Every check holds" not in unchecked["passed_heading"]
+    assert unchecked["passed_heading"].startswith("No check ran")
+    assert all(v["severity"] == "info" for v in unchecked["passed"])
+    # A passing claim's checks (ok) are counted apart from its notes (info): C001 holds; R001 is a note.
+    ok = sum(v["severity"] == "ok" for v in passing["passed"])
+    info = sum(v["severity"] == "info" for v in passing["passed"])
+    assert ok >= 1 and passing["passed_heading"].startswith(f"Every check holds ({ok} ok")
+    assert passing["oneline"].startswith(f"{ok} check")
+    assert (f"{info} note" in passing["oneline"]) == bool(info)
+    page = report.render(result)
+    card = page[page.index('id="claim-0"'):]
+    card = card[:card.index("</article>")]
+    assert "only-params" in card and "Every check holds" not in card
+
+
+def test_claims_of_a_status_are_ranked_by_what_gives_them_that_status():
+    # Both fail on C001: 4.2e23 is 10x 6 · 7B · 1T, 2.1e23 is 5x. The second also has a U001 warning (MFU 0.1 %,
+    # far below the 1 % floor), which must not rank it above the worse error.
+    result = check_records([{"id": "five-x", "params": "7B", "tokens": "1T", "compute_flops": "2.1e23", "mfu": "0.001"},
+                            {"id": "ten-x", "params": "7B", "tokens": "1T", "compute_flops": "4.2e23"}])
+    assert list(result.status) == ["fail", "fail"]
+    assert [c["id"] for c in report.context(result)["claims"]] == ["ten-x", "five-x"]

@@ -37,7 +37,7 @@ from audit.report import Options, register, svg
 from audit.resources import templates_dir
 from audit.result import AuditResult
 from audit.rounding import round_array, round_value
-from audit.rules import RULES, RelationRule, codes_where
+from audit.rules import RULES, RelationRule, codes_where, shown_ratio
 
 #: Claims shown in full in the page; beyond this the page shows the worst ones and says how many it left out.
 MAX_DETAILED = 500
@@ -175,8 +175,10 @@ def assets() -> dict[str, Any]:
 
 
 def _deviation(result: AuditResult) -> np.ndarray:
-    """Per claim, how far its worst problem is off: the largest |ln(claimed / expected)| among its warnings and
-    errors (for a utilization outside its band, the distance to the band). Ranks claims of the same status."""
+    """Per claim, how far its worst problem is off: the largest |ln(claimed / expected)| among the findings of its
+    worst severity, its errors when it has any, else its warnings (for a utilization outside its band, the
+    distance to the band). Ranks claims of the same status: by what gives them that status (a failing claim's
+    10x error comes before one whose error is 2x and a warning 11x)."""
     n = len(result)
     f = result.findings
     score = np.zeros(n)
@@ -194,8 +196,13 @@ def _deviation(result: AuditResult) -> np.ndarray:
         band_dev = np.maximum(np.maximum(np.log(claimed / high), np.log(low / claimed)), 0.0)
     dev = np.where(util & np.isfinite(band_dev), band_dev, dev)
     dev = np.where(np.isfinite(dev), dev, 0.0)
-    bad = np.isin(sev, _PROBLEM)
-    np.maximum.at(score, rows[bad], dev[bad])
+    for problem in _PROBLEM:  # warnings, then errors: a claim's errors replace what its warnings scored
+        hit = sev == problem
+        of = np.zeros(n)
+        np.maximum.at(of, rows[hit], dev[hit])
+        has = np.zeros(n, dtype=bool)
+        has[rows[hit]] = True
+        score = np.where(has, of, score)
     return score
 
 
@@ -218,8 +225,29 @@ def _pct(part: int, whole: int) -> str:
     return f"{v:.0f} %"
 
 
+#: The verdicts a share is given of, in the ratio table and the histograms' captions (a relation's ``info`` is a
+#: reading it explains, such as "read as hardware FLOPs"; U001's, an MFU outside the usual band).
+VERDICTS: tuple[str, ...] = ("ok", "info", "warning", "error")
+
+
+def _shares(verdicts: np.ndarray, n: int) -> dict[str, str]:
+    """The share of each of :data:`VERDICTS` among ``n`` verdicts: the rules' own, never made again here."""
+    return {sev: _pct(int((verdicts == sev).sum()), n) for sev in VERDICTS}
+
+
+def _spread(values: np.ndarray, log: bool) -> tuple[float, float, float]:
+    """Median, 5th and 95th percentiles of ``values`` (ratios: ``log``, in log space, where 0.5x and 2x are as far
+    from 1x). The percentiles are values of the batch (the nearest rank: two claims at 0.634x and 177x span
+    0.634x-177x, not an interpolated 9.43x-168x that no claim has)."""
+    x = np.log(values) if log else values
+    med = float(np.median(x))
+    p05, p95 = (float(v) for v in np.quantile(x, [0.05, 0.95], method="inverted_cdf"))
+    return (math.exp(med), math.exp(p05), math.exp(p95)) if log else (med, p05, p95)
+
+
 def _ratio_rows(result: AuditResult) -> list[dict[str, Any]]:
-    """The distribution of claimed / implied for every relation that checked claims, and of MFU."""
+    """The distribution of claimed / implied for every relation that checked claims, and of MFU; each with the
+    share of its rule's verdicts (U001's for the MFU, the worst of a claim's)."""
     f = result.findings
     out: list[dict[str, Any]] = []
     rule = f["rule"].astype(str).to_numpy()
@@ -232,33 +260,41 @@ def _ratio_rows(result: AuditResult) -> list[dict[str, Any]]:
         n = int(mask.sum())
         if n == 0:
             continue
-        r = ratio[mask]
-        s = sev[mask]
-        p05, med, p95 = np.quantile(r, [0.05, 0.5, 0.95])
+        med, p05, p95 = _spread(ratio[mask], log=True)
         ok_tol, warn_tol = result.config.tolerance(code)
         out.append({
             "code": code, "name": cls.name, "what": cls.formula, "n": n,
-            "median": fmt.ratio(float(med)), "p05": fmt.ratio(float(p05)), "p95": fmt.ratio(float(p95)),
-            "ok": _pct(int((s == "ok").sum()), n), "warning": _pct(int((s == "warning").sum()), n),
-            "error": _pct(int((s == "error").sum()), n),
+            "median": fmt.ratio(med), "p05": fmt.ratio(p05), "p95": fmt.ratio(p95),
+            **_shares(sev[mask], n),
             "tolerance": f"ok within {fmt.sig(ok_tol)}x, warning within {fmt.sig(warn_tol)}x",
         })
     mfu = result.q["mfu"].to_numpy(dtype=float)
-    mfu = mfu[np.isfinite(mfu)]
-    if len(mfu):
-        low, high = result.config.band
-        p05, med, p95 = np.quantile(mfu, [0.05, 0.5, 0.95])
-        n = len(mfu)
+    has = np.isfinite(mfu)
+    if has.any():
+        n = int(has.sum())
+        med, p05, p95 = _spread(mfu[has], log=False)
+        band_code = _chart_code("utilization")
+        worst = np.full(len(result), -1)
+        on = rule == band_code
+        rows = f["row"].to_numpy(dtype=int)
+        for word, position in SEVERITY_RANK.items():
+            hit = on & (sev == word)
+            np.maximum.at(worst, rows[hit], position)
+        verdicts = np.array([SEVERITIES[k] if k >= 0 else "" for k in worst[has]], dtype=object)
+        tolerance = RULES[band_code].tolerance_text(result.config) if band_code else None
         out.append({
             "code": "MFU", "name": "utilization", "what": "model FLOPs utilization, claimed or derived", "n": n,
-            "median": fmt.value("mfu", float(med)), "p05": fmt.value("mfu", float(p05)),
-            "p95": fmt.value("mfu", float(p95)),
-            "ok": _pct(int(((mfu >= low) & (mfu <= high)).sum()), n),
-            "warning": _pct(int((((mfu < low) | (mfu > high)) & (mfu <= 1)).sum()), n),
-            "error": _pct(int((mfu > 1).sum()), n),
-            "tolerance": f"band {fmt.sig(low * 100)}-{fmt.sig(high * 100)} %, at most 100 %",
+            "median": fmt.value("mfu", med), "p05": fmt.value("mfu", p05), "p95": fmt.value("mfu", p95),
+            **_shares(verdicts, n),
+            "tolerance": (tolerance or "").split(". ")[0].rstrip(".") or
+            f"band {fmt.sig(result.config.band[0] * 100)}-{fmt.sig(result.config.band[1] * 100)} %",
         })
     return out
+
+
+def _chart_code(chart: str) -> str | None:
+    """The rule that judges what the chart ``chart`` shows (U001 the utilization, C001 the compute)."""
+    return next((code for code in codes_where("chart") if RULES[code].chart == chart), None)
 
 
 def _top_rules(result: AuditResult) -> list[dict[str, Any]]:
@@ -368,7 +404,8 @@ def _charts(result: AuditResult, anchors: dict[int, str]) -> list[dict[str, Any]
         tol = result.config.tolerance(code)
         r = ratio_f[mask]
         verdicts = sev_f[mask]
-        shares = ", ".join(f"{sev} {_pct(int((verdicts == sev).sum()), len(r))}" for sev in ("ok", "warning", "error"))
+        shares = ", ".join(f"{sev} {_pct(int((verdicts == sev).sum()), len(r))}" for sev in VERDICTS
+                           if sev != "info" or (verdicts == sev).any())
         charts.append({
             "id": f"chart-{code}", "title": f"{code} {cls.name}: claimed ÷ implied",
             "caption": (f"{len(r):,} claims checked by {cls.formula}; the shaded interval is within {fmt.sig(tol[0])}x "
@@ -441,6 +478,8 @@ def _record_view(rec: dict[str, Any]) -> dict[str, Any]:
         a = _catalog().by_id(hw["accelerator"])
         datasheet = {"id": a.id, "name": a.name, "anchor": datasheet_anchor(a.id)}
         used.append(a.id)
+    problems = [v for v in views if v["severity"] in _PROBLEM or RULES[v["rule"]].leads]
+    passed = [v for v in views if v["severity"] not in _PROBLEM and not RULES[v["rule"]].leads]
     stated, derived = [], []
     for name, v in rec["quantities"].items():
         if v["source"] == "claimed":
@@ -481,11 +520,28 @@ def _record_view(rec: dict[str, Any]) -> dict[str, Any]:
         "datasheet": datasheet,
         "datasheets": used,
         "stated": stated, "derived": derived,
-        "problems": [v for v in views if v["severity"] in _PROBLEM or RULES[v["rule"]].leads],
-        "passed": [v for v in views if v["severity"] not in _PROBLEM and not RULES[v["rule"]].leads],
+        "problems": problems, "passed": passed, **_passed_words(rec["status"], problems, passed),
         "extra": [(k, str(v)) for k, v in rec["extra"].items()],
         "next_step": None,
     }
+
+
+def _passed_words(status: str, problems: list[dict[str, Any]], passed: list[dict[str, Any]]) -> dict[str, str]:
+    """The heading over a claim's findings that are not problems, and a passing claim's one line: checks that
+    hold (``ok``) counted apart from notes (``info``: how a figure was read, nothing checked), and the heading
+    as the status says (an unchecked claim's notes are not "every check holds")."""
+    ok = sum(1 for v in passed if v["severity"] == "ok")
+    notes = len(passed) - ok
+    tally = ", ".join([f"{ok} ok"] * bool(ok) + [f"{notes} info"] * bool(notes))
+    if problems:
+        head = "Also found"
+    elif status == "unchecked" or not ok:
+        head = "No check ran on the claim's figures; notes"
+    else:
+        head = "Every check holds"
+    line = f"{ok} check{'s' if ok != 1 else ''} hold{'s' if ok == 1 else ''}" + (
+        f", {notes} note{'s' if notes != 1 else ''}" if notes else "")
+    return {"passed_heading": f"{head} ({tally}):" if passed else "", "oneline": line}
 
 
 @lru_cache(maxsize=1)
@@ -597,7 +653,8 @@ def _question(result: AuditResult, row: int, f: dict[str, Any]) -> str:
         text = f"check the stated figures that give {_figure(result, row, name)} through {derived_by}: {f['message']}"
     elif known and claimed is not None and expected is not None and ratio:
         text = (f"ask the authors how {_figure(result, row, name)} was obtained, when {rule.formula} gives "
-                f"{fmt.value(name, expected)} (ratio {fmt.ratio(ratio)})")
+                f"{fmt.value(name, expected)} (ratio "
+                f"{shown_ratio(ratio, f['severity'], result.config.tolerance(f['rule']))})")
     elif known and claimed is not None:
         text = f"ask the authors to confirm {_figure(result, row, name)}: {f['message']}"
     elif name == "hardware":
