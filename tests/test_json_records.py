@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from audit import formatting as fmt
-from audit.api import check, check_records
+from audit.api import LoadError, check, check_records
 from audit.reading import bundled_corpus_path
 from audit.records import claim_record, findings_by_row, to_json
 from audit.rounding import round_value
@@ -66,3 +67,72 @@ def test_the_formatting_rounds_as_round_value_does():
     # 0.1 + 0.2 = 0.30000000000000004, rounded to 12 digits first: 0.3, whose 17 digits are 0.29999999999999999
     assert round_value(0.1 + 0.2) == 0.3
     assert fmt.sig(0.1 + 0.2, 17) == "0.29999999999999999" and fmt.sci(0.1 + 0.2, 17) == "2.9999999999999999e-1"
+
+
+# ---------------------------------------------------------------------------------- the documented contract
+
+ROOT = Path(__file__).resolve().parent.parent
+BAD = ROOT / "tests" / "data" / "bad"
+
+
+def _report_inputs() -> list[Path]:
+    """Every input the test corpora audit (not the files that stop the run): hostile rows, phases, invalid values,
+    Parquet and spreadsheet cells, bounds."""
+    expected = json.loads((BAD / "expected.json").read_text(encoding="utf-8"))["files"]
+    bad = [BAD / name for name, e in sorted(expected.items()) if e["exit"] != 2 and (BAD / name).is_file()]
+    mine = [p for p in sorted((ROOT / "tests" / "data").iterdir()) if p.suffix in (".json", ".jsonl", ".csv")]
+    return [bundled_corpus_path(), ROOT / "reports" / "example-claims.json", *mine, *bad]
+
+
+def _floats(o):
+    if isinstance(o, dict):
+        for v in o.values():
+            yield from _floats(v)
+    elif isinstance(o, list):
+        for v in o:
+            yield from _floats(v)
+    elif isinstance(o, float):
+        yield o
+
+
+def test_every_json_report_follows_its_schema_with_every_row_and_rounded_numbers():
+    import jsonschema
+
+    from audit.report.json_out import render
+    from audit.resources import schema_path
+
+    schema = json.loads(schema_path("report.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    expected = json.loads((BAD / "expected.json").read_text(encoding="utf-8"))["files"]
+    results = []
+    for path in _report_inputs():
+        try:
+            results.append((path.name, check([str(path)])))
+        except LoadError:  # a file that stops the run (exit 2) makes no report
+            assert path.parent != BAD, path
+    results.append(("phases", check_records([PALM, SLIP, {"id": "x"}])))
+    # Two upper bounds give a derived figure that is a bound (Snowflake Arctic's form): "bound" is in the contract.
+    results.append(("bounds", check_records([{"id": "b", "params": "480B", "active_params": "17B", "tokens": "3.5T",
+                                              "hardware": "H100", "chip_hours": "< 504000", "chips": "<= 1000"}])))
+    assert len(results) > 40
+    for name, result in results:
+        doc = json.loads(render(result))  # the text --format json writes
+        errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(doc)]
+        assert not errors, (name, errors[:3])
+        if name in expected:
+            assert len(doc["claims"]) == expected[name]["claims"], name
+        assert len(doc["claims"]) == doc["summary"]["claims"] == len(result)
+        assert sum(doc["summary"]["status"].values()) == len(doc["claims"])
+        for x in _floats(doc):
+            assert x == round_value(x), (name, x)  # 12 significant digits at most
+
+
+def test_the_report_schema_is_printed_by_the_schema_command():
+    from click.testing import CliRunner
+
+    from audit.cli import cli
+
+    out = CliRunner().invoke(cli, ["schema", "report"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["title"].startswith("train-audit JSON report")
