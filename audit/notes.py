@@ -996,3 +996,79 @@ def examples_counted(notes: object, compute: float) -> ExamplesCounted | None:
             continue
         return ExamplesCounted(p.text, values[per_pass[0]], math.prod(others))
     return None
+
+
+# ------------------------------------------------------------------ a training time counted in accelerator-time
+
+#: Words after a figure that count it in accelerator-time, with the hours each unit is: "GPU hours", "GPU-days",
+#: "TPU-days", "V100-hours", "chip-hours", "TPU core-hours", "92 GPU years". A run's wall-clock time is hours; a
+#: count of accelerator-hours is that times the accelerators.
+_CHIP_TIME_UNIT = re.compile(
+    r"(?<![\w-])(?:GPU|TPU(?:\s?v\d[a-z]*)?|IPU|NPU|chip|accelerator|card|device|core|TPU[\s-]core|GPU[\s-]core"
+    r"|[AHVP]\d{2,3})s?[\s-]*(?P<unit>hours?|hrs?|days?|years?)\b", re.IGNORECASE)
+_CHIP_TIME_HOURS = {"h": 1.0, "d": 24.0, "y": 365.0 * 24.0}
+#: One figure, with a scale word or letter: "2248", "320,256", "~84", "1.5e5", "150k", "30.84M".
+_TIME_FIGURE = r"\d+(?:,\d{3})*(?:\.\d+)?(?:e[+-]?\d+)?(?:\s*(?:k|K|M|thousand|million)\b)?"
+#: The figures that end the text before such a unit: one, or a list ("1106, 1576 and 2248 GPU hours"), remarks in
+#: brackets left out ("1576 (+42%) and 2248 (+103%) GPU hours").
+_TIME_FIGURES_BEFORE = re.compile(
+    rf"(?:{_TIME_FIGURE})(?:\s*(?:,|\band\b|\bor\b|&)\s*~?\s*(?:{_TIME_FIGURE}))*\s*$", re.IGNORECASE)
+#: How close a figure in accelerator-time must be to the stated training time (2 %: Epoch's rows copy the figure).
+_TIME_MATCH = math.log(1.02)
+
+
+@dataclass(frozen=True)
+class ChipTime:
+    """A figure of the notes counted in accelerator-time (``text``: the figure and its unit, as written) that is the
+    stated training time: ``hours`` accelerator-hours."""
+
+    text: str
+    hours: float
+
+
+def _time_figure(text: str) -> float:
+    text = text.strip().replace(",", "")
+    scale = 1.0
+    for word, factor in (("thousand", 1e3), ("million", 1e6), ("k", 1e3), ("K", 1e3), ("M", 1e6)):
+        if text.endswith(word):
+            text, scale = text[: -len(word)].strip(), factor
+            break
+    return float(text) * scale
+
+
+def chip_time(notes: object, hours: float) -> ChipTime | None:
+    """The figure of ``notes`` (a training time's notes) counted in accelerator-time ("2248 GPU hours", "~84
+    GPU-days", "19 GPU years") that is the stated training time of ``hours`` (within 2 %), or None: a training
+    time so stated is accelerator-hours, not the run's wall-clock time.
+
+    A figure counts in accelerator-time when the words right after it, or after the list it ends, are a word for
+    accelerators (GPU, TPU, chip, core, V100, ...) and a unit of time ("GPU-hours", "TPU-days", "GPU years");
+    remarks in brackets between the figures and the unit are left out. Days are 24 hours, years 365 days.
+
+    >>> chip_time("the training times were 1106, 1576 (+42%) and 2248 (+103%) GPU hours.", 2248.0).text
+    '2248 GPU hours'
+    >>> chip_time("~84 GPU-days * 24 hours/day", 2016.0).hours
+    2016.0
+    >>> chip_time("625.5 hours = 320256 /512; 320256 GPU hours", 625.5) is None
+    True
+    """
+    if not isinstance(notes, str) or not (hours > 0):
+        return None
+    for m in _CHIP_TIME_UNIT.finditer(notes):
+        before = re.sub(r"\([^()]*\)|\[[^\[\]]*\]", " ", notes[max(0, m.start() - 160):m.start()])
+        figures = _TIME_FIGURES_BEFORE.search(before)
+        if figures is None:
+            continue
+        if re.search(r"[\w.]$", before[:figures.start()]):
+            continue  # the end of a longer token ("v3", "1e5"): no figure of its own
+        per_unit = _CHIP_TIME_HOURS[m.group("unit")[0].lower()]
+        for figure in re.finditer(_TIME_FIGURE, figures.group(0), re.IGNORECASE):
+            value = _time_figure(figure.group(0)) * per_unit
+            if value > 0 and abs(math.log(value / hours)) <= _TIME_MATCH:
+                return ChipTime(f"{figure.group(0).strip()} {m.group(0).strip()}", value)
+    return None
+
+
+def chip_times(notes: pd.Series, hours: np.ndarray) -> np.ndarray:
+    """:func:`chip_time` for a column, once per distinct (notes, hours): a :class:`ChipTime` or None per claim."""
+    return per_distinct(chip_time, notes, hours, empty=None)

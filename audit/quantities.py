@@ -151,7 +151,7 @@ BY_NAME: dict[str, Quantity] = {q.name: q for q in QUANTITIES}
 TEXT_FIELDS: tuple[str, ...] = ("id", "name", "source", "hardware", "precision", "activation_recompute", "mlp",
                                 "domain", "base_model", "finetune_method", "throughput_scope", "task",
                                 "architecture", "params_notes", "dataset_notes",
-                                "compute_notes", "confidence")
+                                "compute_notes", "time_notes", "confidence")
 
 TEXT_ALIASES: dict[str, tuple[str, ...]] = {
     "id": ("claim_id", "run_id", "key"),
@@ -176,6 +176,8 @@ TEXT_ALIASES: dict[str, tuple[str, ...]] = {
     "dataset_notes": ("dataset_size_notes", "data_notes", "dataset_description"),
     # Epoch AI's "Training compute notes": whether the compute is a sum of several trainings, audit.notes.
     "compute_notes": ("training_compute_notes", "flops_notes", "compute_flops_notes"),
+    # Epoch AI's "Training time notes": whether the training time is a count of accelerator-hours (V017), audit.notes.
+    "time_notes": ("training_time_notes", "wall_clock_notes", "duration_notes"),
     # Epoch AI's "Confidence" in its compute estimate (Confident, Likely, Speculative): a "speculative" compute
     # is one its source does not vouch for, so two estimates of it that disagree are no news (V006).
     "confidence": ("compute_confidence", "confidence_level", "estimate_confidence"),

@@ -4256,6 +4256,81 @@ class ExamplesContradictEpochs(Rule):
                 f"{fmt.ratio(epochs * dataset / reading.examples)}")
 
 
+from audit.notes import chip_time as _chip_time  # noqa: E402
+
+
+class TimeIsChipHours(Rule):
+    """A training time that its notes count in accelerator-hours, on a run of several accelerators.
+
+    **What it checks.** Whether the claim's ``time_notes`` (Epoch AI's "Training time notes") give the stated
+    training time as a figure counted in accelerator-time: "2248 GPU hours", "~84 GPU-days", "19 GPU years", within
+    2 % once days are 24 hours and years 365 days (:func:`audit.notes.chip_time`). On a claim that states more
+    than one accelerator such a time is the run's accelerator-hours, not its wall-clock time: a warning, with the
+    wall-clock time the figure gives, the time divided by the accelerators.
+
+    **Why it matters.** The training time is wall-clock hours (Epoch AI's documentation): chip-hours = chips ×
+    hours. A time copied from a count of GPU-hours counts the accelerators twice, so the chip-hours, a compute
+    estimated from the hardware and time (Epoch's practice when a source states none), the energy and the cost
+    are all too high by the chip count, and they agree with one another, so that no relation among the figures
+    can see it: the compute then implies exactly the utilization the estimate assumed.
+
+    **Example.** StyleGAN3-R, Epoch's row: 8 V100, 2,248 hours, and the notes quote the paper: "the training times
+    were 1106, 1576 (+42%) and 2248 (+103%) GPU hours". 2,248 GPU-hours on 8 GPUs are 281 hours of training (11.7
+    days; a write-up of the release puts the 1024² model at "just over 8 days on 8xV100"), not 2,248: the row's
+    compute, 125 TFLOP/s × 8 × 2,248 h × 3600 × 0.3 = 2.43e21 FLOP, is 8x too high. Holds: StarCoder, "625.5 hours
+    = 320256 /512" with "320,256 GPU hours" in its notes: the time is the GPU-hours divided by the 512 GPUs.
+
+    **References.** Karras et al. 2021, *Alias-Free Generative Adversarial Networks* (StyleGAN3; its training times
+    at 1024², 1,106 to 2,248 GPU hours); Epoch AI, *Notable AI Models* documentation ("Training time (hours)":
+    wall-clock time).
+    """
+
+    code = "V017"
+    name = "time-is-chip-hours"
+    quantity = "wall_clock_days"
+    formula = "hours = the notes' accelerator-hours; wall-clock = hours / chips"
+    severity = "warning"
+    stage = "check"
+    show_formula = True
+
+    @classmethod
+    def tolerance_text(cls, config: Config) -> str | None:
+        return "a warning whenever the stated time is a figure the notes count in accelerator-time (within 2 %)"
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
+        if "time_notes" not in state.claims.info:
+            return None
+        days, chips = _stated_figure(state, "wall_clock_days"), state.col("chips")
+        several = np.isfinite(chips) & (chips > 1)
+        if not several.any():
+            return None
+        notes = pd.Series(np.where(several, state.info("time_notes"), None), dtype=object)
+        found = _per_distinct(_chip_time, notes, days * 24.0, empty=None)
+        rows = np.flatnonzero(pd.notna(found))
+        if len(rows) == 0:
+            return None
+        return findings_part(rows, cls.code, "warning", "wall_clock_days", days[rows], days[rows] / chips[rows],
+                              detail=np.array([t.text for t in found[rows]], dtype=object))
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        days, wall = float(f["claimed"]), float(f["expected"])
+        hours, chips = days * 24.0, days / wall
+        return (f"the training time {fmt.value('chip_hours', hours)} (claimed) is the '{f['detail']}' of its time "
+                f"notes: accelerator-hours, not wall-clock time. On {fmt.count(chips)} accelerators the run took "
+                f"{fmt.value('chip_hours', wall * 24.0)} and used {fmt.value('chip_hours', hours)} of accelerator "
+                f"time, not {fmt.value('chip_hours', hours * chips)}: the chip-hours, and a compute, an energy or a "
+                f"cost worked out from this time, are {fmt.ratio(chips)} too high")
+
+    @classmethod
+    def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
+        days, wall = float(f["claimed"]), float(f["expected"])
+        chips = days / wall
+        return (f"hours = {f['detail']} = {fmt.value('chip_hours', days * 24.0)}; wall-clock = hours / chips = "
+                f"{fmt.value('chip_hours', days * 24.0)} / {fmt.count(chips)} = {fmt.value('chip_hours', wall * 24.0)}")
+
+
 #: How many of the relations nearest to a check a V014 note names.
 _NEAREST_SHOWN = 3
 

@@ -182,3 +182,25 @@ def test_the_examples_in_the_notes_module_docstrings_hold():
     import audit.notes
 
     assert doctest.testmod(audit.notes).failed == 0
+
+
+@pytest.mark.parametrize("notes, hours, text", [
+    # Epoch's rows that copied a count of accelerator-time into the training time (wall-clock hours):
+    ('"the training times were 1106, 1576 (+42%) and 2248 (+103%) GPU hours."', 1576.0, "1576 GPU hours"),
+    ("~84 GPU-days * 24 hours/day", 2016.0, "84 GPU-days"),
+    ("This entire project consumed 92 GPU years", 92 * 8760.0, "92 GPU years"),
+    ("about 150k A100-hours", 150_000.0, "150k A100-hours"),
+    ("14820 TPU core-hours", 14820.0, "14820 TPU core-hours"),
+    # ...and rows whose notes divide the accelerator-time by the accelerators, as they should:
+    ("625.5 hours = 320256 /512; 320256 GPU hours", 625.5, None),                       # StarCoder
+    ("14820 TPU core-hours / 1024 TPU cores = 347.3 hours", 347.3, None),              # ALIGN
+    ("Trained on 30.84M GPU hours ... 1927.5 / 0.9 = 2142 hours", 2142.0, None),       # Llama 3.1 405B
+    ("around 23000 TPU-days ... 23000 / 3750 = 6.13 days, or 147.2 hours", 147.2, None),  # AlphaCode
+    ("trained for 10 days on 8 GPUs", 240.0, None),                                    # no accelerator-time
+    ("2248 hours on 8 GPUs", 2248.0, None),
+])
+def test_chip_time_reads_a_training_time_counted_in_accelerator_time(notes, hours, text):
+    from audit.notes import chip_time
+
+    found = chip_time(notes, hours)
+    assert (found.text if found is not None else None) == text
