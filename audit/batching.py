@@ -26,8 +26,9 @@ JSON_JOB_BATCH_SIZE = 5_000
 PARQUET_EXTENSIONS = (".parquet", ".pq")
 
 #: What the server of the worker processes imports once, before it forks each worker: the audit and the writers
-#: of its tables (a worker forked from it starts with them imported).
-WORKER_PRELOAD = ["audit.stream", "audit.report.table"]
+#: of its tables (a worker forked from it starts with them imported), then a small audit that warms them up
+#: (:mod:`audit.prewarm`: what a worker's first batch did once, done once for all of them).
+WORKER_PRELOAD = ["audit.stream", "audit.report.table", "audit.prewarm"]
 
 
 def default_batch_size(jobs: int = 1, fmt: str | None = None) -> int:
