@@ -266,7 +266,10 @@ def column_map() -> dict[str, str]:
     return mapping
 
 
-_UNIT_HINT = re.compile(r"^(?P<base>.*?)\s*[(\[]\s*(?P<unit>[^()\[\]]+?)\s*[)\]]\s*$")
+#: A unit in brackets at the end of a header: "Training time (hours)"; written with "in" ("Training time (in hours)",
+#: "Params (in billions)", DeepSeek-V3's "(in H800 GPU Hours)"), the "in" is no part of the unit.
+UNIT_HINT = re.compile(r"^(?P<base>.*?)\s*[(\[]\s*(?:in\s+)?(?P<unit>[^()\[\]]+?)\s*[)\]]\s*$",
+                       re.IGNORECASE)
 
 
 def canonical_column(name: str) -> str | None:
@@ -282,7 +285,7 @@ def canonical_column_and_unit(name: str) -> tuple[str | None, str | None]:
     """
     text = str(name)
     canon = _COLUMN_MAP.get(_key(text))
-    m = _UNIT_HINT.match(text)
+    m = UNIT_HINT.match(text)
     if canon is not None:
         # "MFU (%)" and "MFU %" are the alias "mfu" once their signs are dropped: the unit still applies.
         if m and m.group("base") and _COLUMN_MAP.get(_key(m.group("base"))) == canon and not _key(m.group("unit")):

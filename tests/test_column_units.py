@@ -486,3 +486,44 @@ def test_a_column_the_audit_does_not_use_written_twice_is_kept_and_said(tmp_path
     twice.write_text("id,params,params\nx1,175B,175B\n", encoding="utf-8")
     with pytest.raises(Exception, match="the column 'params' is given 2 times"):
         load([str(twice)])
+
+
+def test_a_unit_written_with_in_is_read_and_the_in_is_no_part_of_it(tmp_path):
+    """LLaMA (Touvron et al. 2023, Sec. 2.4): 65.2B parameters, 1.4T tokens, 2048 A100-80GB for about 21 days, i.e.
+    1,022,362 GPU-hours (Table 15): 1,022,362 / 2048 = 499.2 hours. Headers that write their unit "(in hours)",
+    "(in billions)" had the unit "in hours" refused ("not a unit of wall-clock") and the numbers read as days and
+    as bare counts: C002 failed at 0.0417x and the MFU was 1.99e-18 %."""
+    path = tmp_path / "t.csv"
+    path.write_text("Model,Params (in billions),Tokens (in billions),Training time (in hours),GPUs,GPU-hours,Hardware\n"
+                    'LLaMA-65B,65.2,1400,499.2,2048,"1,022,362",A100-80GB\n', encoding="utf-8")
+    report = to_json(check([str(path)]))
+    claim = report["claims"][0]
+    q = claim["quantities"]
+    assert q["params"]["value"] == pytest.approx(65.2e9)
+    assert q["tokens"]["value"] == pytest.approx(1.4e12)
+    assert q["wall_clock_days"]["value"] == pytest.approx(499.2 / 24)
+    # 6 x 65.2e9 x 1.4e12 / (1,022,362 x 3600 x 312e12, the A100's dense BF16 peak) = 0.477
+    assert q["mfu"]["value"] == pytest.approx(6 * 65.2e9 * 1.4e12 / (1022362 * 3600 * 312e12), rel=1e-3)
+    assert claim["status"] == "pass", [f["message"] for f in claim["findings"] if f["severity"] != "ok"]
+    notes = [n["message"] for n in report["summary"]["input"]["notes"]]
+    assert not any("'in " in n or "not a unit" in n for n in notes), notes
+
+
+@pytest.mark.parametrize(("hours_header", "usd_header"), [
+    ("in H800 GPU Hours", "in USD"),  # Table 1's row names, as a column header once transposed
+    ("Training Costs (in H800 GPU Hours)", "Training Costs (in USD)"),  # the row names with their heading
+])
+def test_deepseek_v3_costs_headed_as_printed_are_read(tmp_path, hours_header, usd_header):
+    """DeepSeek-V3 (arXiv 2412.19437), Table 1: pre-training 2664K H800 GPU hours, $5.328M (at $2 per GPU hour);
+    671B total / 37B activated parameters, 14.8T tokens, FP8. Both columns were dropped with a warning. By hand:
+    6 x 37e9 x 14.8e12 / (2.664e6 x 3600 x 1978.9e12, the H800 SXM's dense FP8 peak) = 0.173."""
+    path = tmp_path / "t.csv"
+    path.write_text(f'Stage,"{hours_header}","{usd_header}",Total Params,Activated Params,Tokens,GPUs,Hardware,'
+                    f"Precision\nPre-Training,2664K,$5.328M,671B,37B,14.8T,2048,H800,FP8\n", encoding="utf-8")
+    report = to_json(check([str(path)]))
+    q = report["claims"][0]["quantities"]
+    assert q["chip_hours"]["value"] == pytest.approx(2.664e6)
+    assert q["cost_usd"]["value"] == pytest.approx(5.328e6)
+    assert q["mfu"]["value"] == pytest.approx(6 * 37e9 * 14.8e12 / (2.664e6 * 3600 * 1978.9e12), rel=1e-3)
+    unread = [u["column"] for u in report["summary"]["input"]["unread_columns"]]
+    assert hours_header not in unread and usd_header not in unread

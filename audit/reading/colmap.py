@@ -28,7 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from audit.quantities import BY_NAME, INPUT_QUANTITIES, TEXT_FIELDS
+from audit.quantities import BY_NAME, INPUT_QUANTITIES, TEXT_FIELDS, UNIT_HINT
 from audit.reading.errors import LoadError
 from audit.resources import data_path, schema_path
 from audit.units import UnitError, unit_scale
@@ -45,8 +45,6 @@ MAP_FIELDS: tuple[str, ...] = (*INPUT_QUANTITIES, *TEXT_FIELDS, "phases")
 
 #: ``--profile none``: read without any profile (none is recognised either).
 NO_PROFILE = "none"
-
-_UNIT_HINT = re.compile(r"^(?P<base>.*?)\s*[(\[]\s*(?P<unit>[^()\[\]]+?)\s*[)\]]\s*$")
 
 
 def header_key(header: str) -> str:
@@ -77,7 +75,7 @@ class ColumnMap:
             return None
         fld, unit = hit
         if unit is None:
-            m = _UNIT_HINT.match(str(header))
+            m = UNIT_HINT.match(str(header))
             unit = m.group("unit") if m and m.group("base") else None
         return fld, unit
 

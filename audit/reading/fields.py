@@ -117,8 +117,9 @@ _SCALE_SUFFIX = re.compile(r"^(?P<base>.*?[A-Za-z].*?)[\s_-]+(?P<unit>[kmbt]|bn|
                            r"|trillions?)\s*$", re.IGNORECASE)
 
 
-#: Fields whose header may name accelerator time instead ("Training Time (GPU hours)", "Compute (GPU hours)").
-_TIME_OR_WORK = frozenset({"wall_clock_days", "compute_flops"})
+#: Fields whose header may name accelerator time instead ("Training Time (GPU hours)", "Compute (GPU hours)",
+#: DeepSeek-V3's "Training Cost (in H800 GPU Hours)").
+_TIME_OR_WORK = frozenset({"wall_clock_days", "compute_flops", "cost_usd"})
 
 #: Words too general to name a field alone, which name one with the unit beside them ("Time (GPU hours)" in
 #: Llama 2's Table 2, "Price ($/GPU-hour)"): the candidates, the first whose unit fits. Without a unit they stay
@@ -128,7 +129,9 @@ _GENERIC_BASES: dict[str, tuple[str, ...]] = {
                      "pretraintime", "trainingduration", "totaltime", "totaltrainingtime"),
                     ("chip_hours", "wall_clock_days")),
     **dict.fromkeys(("price", "rate", "pricing"), ("price_per_chip_hour",)),
-    **dict.fromkeys(("cost", "totalcost", "trainingcost", "traincost"), ("cost_usd",)),
+    # DeepSeek-V3's Table 1 "Training Costs (in H800 GPU Hours)" and "(in USD)": a cost in accelerator time too.
+    **dict.fromkeys(("cost", "totalcost", "trainingcost", "traincost", "costs", "totalcosts", "trainingcosts",
+                     "traincosts"), ("cost_usd", "chip_hours")),
     **dict.fromkeys(("speed", "performance", "achieved", "sustained", "perf"),
                     ("throughput_tokens_per_s", "achieved_flops_per_chip")),
     **dict.fromkeys(("peak", "peakperformance", "peakthroughput"), ("peak_flops_per_chip",)),
@@ -203,6 +206,8 @@ def _unit_header(header: str) -> tuple[str | None, str | None]:
     """A header that is itself a unit ("GPU-days", "TFLOPs/GPU", "Tokens/sec/GPU"), optionally after a word that
     says which rate ("Peak TFLOP/s"): (field, the header as its unit) when the unit is specific to one field; a
     plain duration ("hours") or count names none."""
+    if (written := _IN_UNIT.match(header)) is not None:  # "in H800 GPU Hours", "in USD": a unit, said so
+        header = written.group("unit")
     words = header.split(None, 1)
     field_word = _RATE_WORDS.get(words[0].lower()) if len(words) == 2 else None
     text = words[1] if field_word else header
@@ -217,7 +222,28 @@ def _unit_header(header: str) -> tuple[str | None, str | None]:
             per_chip_header_unit(text, "throughput_tokens_per_s")
                                                or (unit_fits(text, "throughput_tokens_per_s") and "/" in text)):
         return "throughput_tokens_per_s", text
+    if not field_word and (only := _field_of_unit(text)) is not None:
+        return only, text
     return None, None
+
+
+#: A header that is a unit after "in" (DeepSeek-V3's Table 1 names its rows "in H800 GPU Hours" and "in USD").
+_IN_UNIT = re.compile(r"^\s*in\s+(?P<unit>\S.*?)\s*$", re.IGNORECASE)
+
+#: Kinds of quantity whose units name one field each (an energy, emissions, a carbon intensity, an amount of
+#: money): a header that is such a unit alone ("MWh", "tCO2eq", "USD") names its field.
+_NAMING_KINDS = frozenset({"energy", "co2", "intensity", "usd", "usd_rate"})
+
+
+def _field_of_unit(unit: str) -> str | None:
+    """The one field a unit of :data:`_NAMING_KINDS` can be written in, or None. Dollars alone are an amount (a
+    price says what per: "$/GPU-hour"). A multiplier alone ("k", "B") names nothing."""
+    if unit_fits(unit, "params"):
+        return None
+    fits = [q.name for q in QUANTITIES if q.kind in _NAMING_KINDS and not q.derived_only and unit_fits(unit, q.name)]
+    if set(fits) == {"cost_usd", "price_per_chip_hour"} and not re.search(r"/|\bper\b", unit, re.IGNORECASE):
+        return "cost_usd"
+    return fits[0] if len(fits) == 1 else None
 
 
 #: A header that is tokens per second abbreviated, as benchmark tables write it: llm-foundry's "T/s/GPU", "TPS".
