@@ -527,3 +527,48 @@ def test_deepseek_v3_costs_headed_as_printed_are_read(tmp_path, hours_header, us
     assert q["mfu"]["value"] == pytest.approx(6 * 37e9 * 14.8e12 / (2.664e6 * 3600 * 1978.9e12), rel=1e-3)
     unread = [u["column"] for u in report["summary"]["input"]["unread_columns"]]
     assert hours_header not in unread and usd_header not in unread
+
+
+@pytest.mark.parametrize(("header", "field"), [
+    ("Total power consumption (MWh)", "energy_mwh"),  # an energy unit under power words: the energy
+    ("Power consumption (MWh)", "energy_mwh"),
+    ("Power consumption (kWh)", "energy_mwh"),
+    ("Total power consumption (W)", "cluster_power_w"),  # "total" is the cluster's, never one accelerator's
+    ("Total power consumption (MW)", "cluster_power_w"),
+    ("GPU Power consumption (W)", "power_w_per_chip"),  # an accelerator's word: one accelerator's power
+    ("GPU Power consumption", "power_w_per_chip"),
+    ("Power Consumption (W)", "power_w_per_chip"),  # Llama 2's card, as before
+])
+def test_power_and_energy_headers_name_the_field_of_their_dimension(header, field):
+    from audit.reading.fields import field_of
+
+    assert field_of(header)[0] == field
+
+
+def test_llama_table15_energy_headed_total_power_consumption_is_read_as_energy(tmp_path):
+    """LLaMA (Touvron et al. 2023), Table 15, as printed: "GPU Power consumption" 400W, "Total power consumption"
+    356 MWh (OPT-175B, 809,472 GPU-hours) and 449 MWh (LLaMA-65B, 1,022,362 GPU-hours); the caption's PUE 1.1:
+    809,472 x 400 W x 1.1 = 356.2 MWh, 1,022,362 x 400 x 1.1 = 449.8 MWh. Every row was invalid ("unknown unit
+    'MWh'", the column read as power per GPU) and the 400W column was not read."""
+    path = tmp_path / "t15.csv"
+    path.write_text("Model,GPU Type,GPU Power consumption,GPU-hours,Total power consumption,PUE\n"
+                    'OPT-175B,A100-80GB,400W,"809,472",356 MWh,1.1\n'
+                    'LLaMA-65B,A100-80GB,400W,"1,022,362",449 MWh,1.1\n', encoding="utf-8")
+    report = to_json(check([str(path)]))
+    for claim, mwh in zip(report["claims"], (356, 449)):
+        q = claim["quantities"]
+        assert q["energy_mwh"]["value"] == pytest.approx(mwh)
+        assert q["power_w_per_chip"]["value"] == pytest.approx(400)
+        assert claim["status"] == "pass", [f["message"] for f in claim["findings"] if f["severity"] != "ok"]
+    assert 356 / (809472 * 400 * 1.1 / 1e6) == pytest.approx(1, abs=0.01)  # the table agrees with itself
+    notes = [n["message"] for n in report["summary"]["input"]["notes"]]
+    assert any("'Total power consumption'" in n and "energ" in n for n in notes), notes
+
+
+def test_an_energy_header_in_a_unit_of_power_is_refused_and_said(tmp_path):
+    """'Energy (kW)': a power, not an energy; read in MWh, 5 kW would be taken for 5 MWh."""
+    report = _claim(tmp_path, "Energy (kW)", "5")
+    claim = report["claims"][0]
+    assert "energy_mwh" not in claim["quantities"] or claim["quantities"]["energy_mwh"]["source"] != "claimed"
+    bad = [f["message"] for f in claim["findings"] if f["rule"] == "V001"]
+    assert any("'Energy (kW)'" in m and "power" in m for m in bad), bad

@@ -61,6 +61,8 @@ def field_of(header: str) -> tuple[str | None, str | None]:
     canon, unit = canonical_column_and_unit(header)
     if canon in _TIME_OR_WORK and unit and not unit_fits(unit, canon) and accelerator_time(unit):
         return "chip_hours", unit
+    if canon is not None and unit and (steered := _of_the_units_dimension(canon, unit)) is not None:
+        return steered, unit
     if canon is None and unit is None and (suffixed := _SCALE_SUFFIX.match(str(header))):
         # "params_b", "tokens_t" (a tracking sheet's snake_case): a count's field with its multiplier after it.
         base = canonical_column_and_unit(suffixed.group("base"))[0]
@@ -162,9 +164,23 @@ def _generic_field(header: str, unit: str | None) -> tuple[str | None, str | Non
             if unit_fits(unit, canon) or per_chip_header_unit(unit, canon):
                 return canon, unit
         return None, unit
+    device = _DEVICE_WORD_FIRST.match(base)
+    rest = canonical_column_and_unit(base[device.end():])[0] if device else None
+    if rest in BY_NAME and BY_NAME[rest].kind == "power":
+        # "GPU Power consumption" (LLaMA's Table 15: 400W): one accelerator's power, whatever the rest says.
+        if unit is None or unit_fits(unit, "power_w_per_chip"):
+            return "power_w_per_chip", unit
+        return _of_the_units_dimension("power_w_per_chip", unit), unit
     stripped = _LEADING_WORDS.sub("", base, count=1)
     if stripped and stripped != base:
         canon, _ = canonical_column_and_unit(stripped)
+        if canon in _PER_CHIP and _WHOLE_WORDS.match(base):
+            # "Total power consumption" is not one accelerator's: the cluster's power (or, in MWh, its energy).
+            canon = _WHOLE_OF.get(canon)
+            if canon is None:
+                return None, unit
+        if canon is not None and unit and (steered := _of_the_units_dimension(canon, unit)) is not None:
+            return steered, unit
         # Only a unit that fits (or none): "Training compute cost (cloud)" beside "(2023 USD)" is another figure.
         if canon is not None and canon in BY_NAME and (
                 unit is None or unit_fits(unit, canon) or per_chip_header_unit(unit, canon)):
@@ -178,6 +194,33 @@ def _generic_field(header: str, unit: str | None) -> tuple[str | None, str | Non
     if unit is None:
         return _unit_header(header)
     return None, unit
+
+
+#: Kinds of quantity of a training's energy account: a unit of one of them under a header naming another (Table 15
+#: of LLaMA heads its MWh "Total power consumption"; Luccioni et al. head theirs "Power consumption") is read as
+#: the field of the unit's dimension.
+_ENERGY_ACCOUNT = frozenset({"power", "energy", "co2", "intensity"})
+
+
+def _of_the_units_dimension(canon: str, unit: str) -> str | None:
+    """The field a header's unit names when it is of another dimension than the header's words, within the energy
+    account ("Power consumption (MWh)": energy_mwh); None when the unit fits, or names no one field."""
+    q = BY_NAME.get(canon)
+    if q is None or q.kind not in _ENERGY_ACCOUNT or unit_fits(unit, canon):
+        return None
+    other = _field_of_unit(unit)
+    return other if other is not None and BY_NAME[other].kind in _ENERGY_ACCOUNT else None
+
+
+#: Fields of one accelerator, and what a header saying the whole ("Total power consumption") names instead: the
+#: cluster's power; the others are not read from such a header.
+_PER_CHIP = frozenset({"power_w_per_chip", "achieved_flops_per_chip", "achieved_hardware_flops_per_chip",
+                       "peak_flops_per_chip"})
+_WHOLE_OF: dict[str, str] = {"power_w_per_chip": "cluster_power_w"}
+_WHOLE_WORDS = re.compile(r"^\s*(?:\S+\s+)*?(?:total|overall)\s+", re.IGNORECASE)
+
+#: An accelerator's word before a header's words ("GPU Power consumption", "Chip power"): a figure of one of them.
+_DEVICE_WORD_FIRST = re.compile(r"^\s*(?:per[- ]?)?(?:gpu|tpu|chip|accelerator|device)s?\s+", re.IGNORECASE)
 
 
 #: A word after a field's name that says the figure counts it ("Token count" in Meta's Llama 4 model card,
@@ -279,6 +322,11 @@ def refused_header_unit(unit: str, canon: str) -> str | None:
         return None
     if q.kind in ("usd", "usd_rate") and _OTHER_CURRENCY_RE.match(unit):
         return f"{unit} is not US dollars; convert the amounts to USD"
+    if q.kind in _ENERGY_ACCOUNT:  # "Energy (kW)": a power, not an energy; read in MWh it would be a wrong figure
+        other = [o.label.lower() for o in QUANTITIES if o.kind in _ENERGY_ACCOUNT and o.kind != q.kind
+                 and not o.derived_only and unit_fits(unit, o.name)]
+        if other:
+            return f"a unit of {' or '.join(other)}; give the column the field its unit is of"
     try:
         unit_scale(unit, q.kind)
     except UnitError as exc:
@@ -479,6 +527,38 @@ def _counts_under_hardware(frame: pd.DataFrame, headers: list[str], groups: dict
     return said
 
 
+def _energies_under_power(frame: pd.DataFrame, headers: list[str], groups: dict[str, list[int]],
+                          columns: ColumnMap | None) -> list[str]:
+    """A column the headers map to a power whose cells all write an energy ("356 MWh" under LLaMA's "Total power
+    consumption", "1,287 MWh" under Luccioni et al.'s "Power consumption"; none reads as a power) is the energy:
+    moved to ``energy_mwh`` when no other column gives it and neither its header nor a column map names a unit,
+    and said. Each distinct text is read once."""
+    from audit.units import parse_series
+
+    said: list[str] = []
+    for canon in ("power_w_per_chip", "cluster_power_w"):
+        for i in list(groups.get(canon, [])):
+            if "energy_mwh" in groups or field_of(headers[i])[1] or (
+                    columns is not None and columns.lookup(headers[i]) is not None):
+                continue
+            cells = frame.iloc[:, i]
+            texts = pd.Series(pd.unique(cells[cells.notna()].astype(str)), dtype=object)
+            if not len(texts):
+                continue
+            energy, _ = parse_series(texts, "energy")
+            power, _ = parse_series(texts, "power")
+            if not (np.isfinite(np.asarray(energy, dtype=float)).all()
+                    and np.isnan(np.asarray(power, dtype=float)).all()):
+                continue
+            groups[canon].remove(i)
+            if not groups[canon]:
+                del groups[canon]
+            groups["energy_mwh"] = [i]
+            said.append(f"column {headers[i]!r} holds energies ({texts.iat[0]!r}), not a power: read as the "
+                        f"energy (energy_mwh)")
+    return said
+
+
 def _whole_count(value: Any) -> bool:
     """A cell that writes a positive whole number and nothing else ("8", 8, "1,024")."""
     if isinstance(value, bool):
@@ -536,6 +616,7 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
     notes.extend((file, said) for said in _header_unit_notes(headers, groups, columns))
     if not per_row:
         notes.extend((file, said) for said in _counts_under_hardware(frame, headers, groups, columns))
+        notes.extend((file, said) for said in _energies_under_power(frame, headers, groups, columns))
 
     if not per_row:
         notes.extend((file, said) for said in _refuse_repeated_headers(file, headers, extra, columns))
@@ -679,7 +760,8 @@ def _header_unit_notes(headers: list[str], groups: dict[str, list[int]], columns
                 times = f" (× {sig(scale)} into {q.unit})" if scale not in (None, 1.0) and q.unit else ""
                 out.append(f"{header!r} is read as {canon} ({q.label.lower()}) by its unit {unit!r}{times}")
             elif base != canon:
-                out.append(f"{header!r} is read as {canon}, not {base}: {unit!r} is accelerator time")
+                what = "accelerator time" if accelerator_time(unit) else f"a unit of {q.label.lower()}"
+                out.append(f"{header!r} is read as {canon}, not {base}: {unit!r} is {what}")
             elif refused:
                 out.append(f"{header!r}: {unit!r} is not a unit of {q.label.lower()} ({refused}): the column's bare "
                            f"numbers are not read")
