@@ -572,3 +572,50 @@ def test_an_energy_header_in_a_unit_of_power_is_refused_and_said(tmp_path):
     assert "energy_mwh" not in claim["quantities"] or claim["quantities"]["energy_mwh"]["source"] != "claimed"
     bad = [f["message"] for f in claim["findings"] if f["rule"] == "V001"]
     assert any("'Energy (kW)'" in m and "power" in m for m in bad), bad
+
+
+def test_meta_and_luccioni_emissions_headers_are_read_and_the_market_based_figure_stays_extra(tmp_path):
+    """Llama 3.1's model card (meta-llama/llama-models, models/llama3_1/MODEL_CARD.md): 8B, 1.46M H100 GPU hours at
+    700 W, "Training Location-Based Greenhouse Gas Emissions (tons CO2eq)" 420, "Training Market-Based ..." 0 (a
+    renewable-matching figure, not the run's emissions). 1.46e6 h x 700 W = 1,022 MWh."""
+    path = tmp_path / "card.csv"
+    path.write_text("Model,Training Time (GPU hours),Training Power Consumption (W),"
+                    "Training Location-Based Greenhouse Gas Emissions (tons CO2eq),"
+                    "Training Market-Based Greenhouse Gas Emissions (tons CO2eq),Params,Hardware\n"
+                    "Llama 3.1 8B,1.46M,700,420,0,8B,H100-80GB\n", encoding="utf-8")
+    report = to_json(check([str(path)]))
+    claim = report["claims"][0]
+    assert claim["quantities"]["co2_tonnes"]["value"] == pytest.approx(420)
+    assert claim["quantities"]["energy_mwh"]["value"] == pytest.approx(1.46e6 * 700 / 1e6)
+    assert claim["extra"]["Training Market-Based Greenhouse Gas Emissions (tons CO2eq)"] == "0"
+
+
+def test_luccioni_bloom_table_headers_are_read(tmp_path):
+    """Luccioni et al. 2023 (BLOOM's carbon footprint), Table: "Carbon intensity of grid used" 57 gCO2eq/kWh,
+    "Power consumption" 433 MWh, "CO2eq emissions" 25 tonnes, "CO2eq emissions × PUE" 30 tonnes. By hand: 433 x
+    0.057 = 24.7 t, the IT-only figure; the PUE one (x 1.2 = 29.6 t) stays an extra field, not a second
+    co2_tonnes. The intensity and both emissions were unread."""
+    path = tmp_path / "t.csv"
+    path.write_text("Model name,Number of parameters,Datacenter PUE,Carbon intensity of grid used,Power consumption,"
+                    "CO2eq emissions,CO2eq emissions × PUE\nBLOOM,176B,1.2,57 gCO2eq/kWh,433 MWh,25 tonnes,"
+                    "30 tonnes\n", encoding="utf-8")
+    report = to_json(check([str(path)]))
+    claim = report["claims"][0]
+    q = claim["quantities"]
+    assert q["grid_kgco2_per_kwh"]["value"] == pytest.approx(0.057)
+    assert q["energy_mwh"]["value"] == pytest.approx(433)
+    assert q["co2_tonnes"]["value"] == pytest.approx(25)
+    assert claim["extra"]["CO2eq emissions × PUE"] == "30 tonnes"
+    e002 = [f for f in claim["findings"] if f["rule"] == "E002"]
+    assert e002 and e002[0]["severity"] == "ok" and e002[0]["expected"] == pytest.approx(433 * 0.057, rel=1e-3)
+
+
+def test_training_costs_plural_is_the_cost(tmp_path):
+    """DeepSeek-V3 (arXiv 2412.19437), Table 1: 2,788K H800 GPU hours at $2 per GPU hour = $5.576M."""
+    path = tmp_path / "t.csv"
+    path.write_text("Stage,GPU hours,Training Costs (USD),Price ($/GPU-hour)\nTotal,2788K,$5.576M,2\n",
+                    encoding="utf-8")
+    claim = to_json(check([str(path)]))["claims"][0]
+    assert claim["quantities"]["cost_usd"]["value"] == pytest.approx(2788e3 * 2)
+    e003 = [f for f in claim["findings"] if f["rule"] == "E003"]
+    assert e003 and e003[0]["severity"] == "ok"

@@ -146,8 +146,16 @@ _RATE_WORDS: dict[str, str] = {"peak": "peak_flops_per_chip", "achieved": "achie
 
 #: Leading words of a header that say of what the figure is and change nothing of which field it is ("Total train
 #: compute" in GPT-3's Table D.1, "Number of GPUs", "BF16 MFU").
+#: Meta's cards head their emissions "Training Location-Based Greenhouse Gas Emissions": the location-based figure
+#: is the run's (the market-based one, beside it, counts renewable purchases: it stays an extra field).
 _LEADING_WORDS = re.compile(r"^\s*(?:(?:total|overall|reported|estimated|approx\.?|number\s+of|no\.\s*of|#|"
-                            r"bf16|fp16|fp8|fp32|tf32|pre-?training|train(?:ing)?)\s+)+", re.IGNORECASE)
+                            r"bf16|fp16|fp8|fp32|tf32|pre-?training|train(?:ing)?|location[- ]based)\s+)+",
+                            re.IGNORECASE)
+
+#: Trailing words of a carbon intensity's header that say of what it is: Luccioni et al.'s "Carbon intensity of grid
+#: used", "Carbon intensity of the electricity".
+_TRAILING_WORDS = re.compile(r"\s+(?:of|for)\s+(?:the\s+)?(?:local\s+)?(?:electricity|power|energy|grid)"
+                             r"(?:\s+(?:grid|mix|supply))?(?:\s+used)?\s*$", re.IGNORECASE)
 
 
 def _generic_field(header: str, unit: str | None) -> tuple[str | None, str | None]:
@@ -172,6 +180,9 @@ def _generic_field(header: str, unit: str | None) -> tuple[str | None, str | Non
             return "power_w_per_chip", unit
         return _of_the_units_dimension("power_w_per_chip", unit), unit
     stripped = _LEADING_WORDS.sub("", base, count=1)
+    if (of_grid := _TRAILING_WORDS.sub("", stripped, count=1)) != stripped and \
+            canonical_column_and_unit(of_grid)[0] == "grid_kgco2_per_kwh":
+        stripped = of_grid
     if stripped and stripped != base:
         canon, _ = canonical_column_and_unit(stripped)
         if canon in _PER_CHIP and _WHOLE_WORDS.match(base):
