@@ -35,7 +35,7 @@ QUANTITIES: tuple[Quantity, ...] = (
               "parameter_count", "n_parameters", "model_params", "model_parameters")),
     Quantity("active_params", "Active parameters", "", "count",
              "parameters used per token (mixture-of-experts)",
-             ("params_active", "activated_params", "active_parameters", "n_active_params")),
+             ("params_active", "activated_params", "active_parameters", "n_active_params", "activated")),
     Quantity("tokens", "Tokens", "", "count", "training tokens processed",
              ("n_tokens", "training_tokens", "num_tokens", "train_tokens", "dataset_tokens_seen", "tokens_trained",
               "tokens_seen", "tokens_processed")),
@@ -295,8 +295,17 @@ def canonical_column_and_unit(name: str) -> tuple[str | None, str | None]:
             return canon, "%"
         return canon, None
     if m and m.group("base"):
+        # "Params (Activated)", "Parameters (active)", "Params (Total)" (Llama 4's card): a word of which count, not a
+        # unit: the header read with it first ("Activated Params"), when that names a field.
+        if _key(m.group("unit")) in _WHICH_COUNT and (
+                qualified := _COLUMN_MAP.get(_key(m.group("unit") + m.group("base")))) is not None:
+            return qualified, None
         return _COLUMN_MAP.get(_key(m.group("base"))), m.group("unit")
     return None, None
+
+
+#: Words in a header's brackets that say which of two counts it is, not a unit (mixture-of-experts parameters).
+_WHICH_COUNT = frozenset({"active", "activated", "total"})
 
 
 _COLUMN_MAP = column_map()

@@ -619,3 +619,35 @@ def test_training_costs_plural_is_the_cost(tmp_path):
     assert claim["quantities"]["cost_usd"]["value"] == pytest.approx(2788e3 * 2)
     e003 = [f for f in claim["findings"] if f["rule"] == "E003"]
     assert e003 and e003[0]["severity"] == "ok"
+
+
+@pytest.mark.parametrize(("active_header", "total_header"), [
+    ("Params (Activated)", "Params (Total)"),  # Llama 4's card words
+    ("Parameters (active)", "Parameters (total)"),
+    ("Activated", "Params"),  # the card's sub-header alone, beside the total
+])
+def test_mixture_of_experts_headers_name_the_active_and_the_total_parameters(tmp_path, active_header, total_header):
+    """Llama 4 Scout (meta-llama/llama-models, models/llama4/MODEL_CARD.md): 17B activated, 109B total, ~40T tokens,
+    5.0M H100-80GB GPU hours. By hand with the active count: 6 x 17e9 x 40e12 / (5.0e6 x 3600 x 989.4e12) = 0.229;
+    with the total it would be 1.47 (147 %, impossible). The two bracketed headers stopped the run (exit 2, both
+    read as params); "Activated" alone was dropped and the row failed at MFU 147 %."""
+    path = tmp_path / "card.csv"
+    path.write_text(f'Model Name,"{active_header}","{total_header}",Token count,Training Time (GPU hours),Hardware\n'
+                    "Llama 4 Scout,17B,109B,~40T,5.0M,H100-80GB\n", encoding="utf-8")
+    claim = to_json(check([str(path)]))["claims"][0]
+    q = claim["quantities"]
+    assert q["active_params"]["value"] == pytest.approx(17e9)
+    assert q["params"]["value"] == pytest.approx(109e9)
+    assert q["mfu"]["value"] == pytest.approx(6 * 17e9 * 40e12 / (5.0e6 * 3600 * 989.4e12), rel=1e-3)
+    assert claim["status"] == "pass", [f["message"] for f in claim["findings"] if f["severity"] != "ok"]
+
+
+def test_a_cell_with_both_parameter_counts_is_refused_quoting_the_whole_cell(tmp_path):
+    """Llama 4's card prints "17B (Activated) 109B (Total)" in one cell. Refused (two figures), the message quoted
+    '17B (Activated) 109B', "(Total)" cut off."""
+    path = tmp_path / "card.csv"
+    path.write_text("Model Name,Params,Token count\nLlama 4 Scout,17B (Activated) 109B (Total),~40T\n",
+                    encoding="utf-8")
+    claim = to_json(check([str(path)]))["claims"][0]
+    bad = [f["message"] for f in claim["findings"] if f["rule"] == "V001"]
+    assert any("'17B (Activated) 109B (Total)'" in m and "active_params" in m for m in bad), bad

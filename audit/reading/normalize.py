@@ -488,8 +488,9 @@ _OWN_UNIT_WORDS: dict[str, re.Pattern[str]] = {
     "dataset_size": re.compile(r"\s*(?:images?|photos?|videos?)\s*$", re.IGNORECASE),
     # The count the field is: DeepSeek-V3's "37B activated", Llama 4's "17B (active)" as active parameters, "671B
     # total" as parameters. The word of the other count stays unread and refused ("37B active" as params).
-    "active_params": re.compile(r"\s*\(?\s*(?:active|activated)\s*\)?\s*$", re.IGNORECASE),
-    "params": re.compile(r"\s*\(?\s*total\s*\)?\s*$", re.IGNORECASE),
+    # Only after a text without brackets: "17B (Activated) 109B (Total)" is two figures, refused as written whole.
+    "active_params": re.compile(r"^([^()]*?)\s*\(?\s*(?:active|activated)\s*\)?\s*$", re.IGNORECASE),
+    "params": re.compile(r"^([^()]*?)\s*\(?\s*total\s*\)?\s*$", re.IGNORECASE),
 }
 
 
@@ -499,13 +500,14 @@ def _without_own_unit(name: str, values: Any) -> Any:
     pattern = _OWN_UNIT_WORDS.get(name)
     if pattern is None:
         return values
+    kept = r"\1" if pattern.groups else ""  # the text before the word, where the pattern captures it
     if isinstance(values, pd.Series):
         if values.dtype != object:
             return values
-        return map_unique(values, lambda v: pattern.sub("", v) if isinstance(v, str) else v)
+        return map_unique(values, lambda v: pattern.sub(kept, v) if isinstance(v, str) else v)
     import pyarrow.compute as pc
 
-    return pc.replace_substring_regex(values, pattern="(?i)" + pattern.pattern, replacement="")
+    return pc.replace_substring_regex(values, pattern="(?i)" + pattern.pattern, replacement=kept)
 
 
 def normalize(raw: RawTable) -> Claims:
