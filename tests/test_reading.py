@@ -624,3 +624,34 @@ def test_a_run_log_with_nested_objects_is_read_by_its_keys(tmp_path):
     assert claims.values.loc[0, ["params", "tokens", "chips", "wall_clock_days", "chip_hours"]].tolist() == [
         65.2e9, 1.4e12, 2048, 21, 1_022_362]
     assert sorted(u[1] for u in claims.unread_columns) == ["eval.tokens", "metrics.loss"]
+
+
+def test_a_first_column_without_a_header_naming_the_rows_gives_their_names(tmp_path):
+    """Llama 2's model card prints its CO2 table with the model names under no header (Markdown tables do): "Llama 2
+    7B" 184,320 GPU hours, 400 W, 31.22 tCO2eq; "13B" 368,640; "70B" 1,720,320; "Total" 3,311,616, 539.00. The
+    names became 'column 1', unread with a warning, and the rows showed as file#row only."""
+    from audit.api import check, to_json
+
+    path = tmp_path / "card.csv"
+    path.write_text(",Time (GPU hours),Power Consumption (W),Carbon Emitted(tCO2eq)\n"
+                    "Llama 2 7B,184320,400,31.22\nLlama 2 13B,368640,400,62.44\nLlama 2 70B,1720320,400,291.42\n"
+                    "Total,3311616,,539.00\n", encoding="utf-8")
+    report = to_json(check([str(path)]))
+    assert [c["name"] for c in report["claims"]] == ["Llama 2 7B", "Llama 2 13B", "Llama 2 70B", "Total"]
+    assert not report["summary"]["input"]["unread_columns"]
+    notes = [n["message"] for n in report["summary"]["input"]["notes"]]
+    assert any("no header" in n and "'Llama 2 7B'" in n for n in notes), notes
+    # 184,320 h x 400 W = 73.73 MWh (the card's own figures)
+    assert report["claims"][0]["quantities"]["energy_mwh"]["value"] == pytest.approx(184320 * 400 / 1e6)
+
+
+@pytest.mark.parametrize("cells", [("0", "1"), ("a", "a")])
+def test_a_first_column_without_a_header_of_figures_or_repeats_names_nothing(tmp_path, cells):
+    """A saved index (0, 1, ...) or a repeated text names no rows: still 'column 1', said unread."""
+    from audit.api import check, to_json
+
+    path = tmp_path / "t.csv"
+    path.write_text(f",params,tokens\n{cells[0]},7B,2T\n{cells[1]},13B,2T\n", encoding="utf-8")
+    report = to_json(check([str(path)]))
+    assert [c["name"] for c in report["claims"]] == [None, None]
+    assert [u["column"] for u in report["summary"]["input"]["unread_columns"]] == ["column 1"]

@@ -181,9 +181,9 @@ def _finish(frame: pd.DataFrame, problems: list[tuple[int, str, str]], file: str
         raise LoadError(file, f"no claims: the file has a header ({header_words(frame.columns)}) but no rows")
     frame = frame.astype(object)
     frame = frame.where(frame.notna() if empty_is_missing else frame.notna() & (frame != ""), None)
-    frame = drop_empty_unnamed(frame)
+    frame, notes = drop_empty_unnamed(frame, file)
     # Row numbers count the header as 1 (blank lines are skipped, as in a spreadsheet import).
-    return RawTable(frame, problems, rows=np.arange(2, len(frame) + 2))
+    return RawTable(frame, problems, rows=np.arange(2, len(frame) + 2), notes=notes)
 
 
 #: How many records a title and remarks above the header may take.

@@ -88,7 +88,8 @@ def read_xlsx(path: Path, file: str, data: bytes | None = None, sheet: str | Non
         cells[i, : len(row)] = [v if _filled(v) else None for v in row]
     frame = pd.DataFrame(cells, columns=columns)
     problems = _formulas_without_values(raw, title, row_numbers, columns, cells)
-    frame = drop_empty_unnamed(frame)
+    frame, unnamed = drop_empty_unnamed(frame, file)
+    notes.extend(unnamed)
     # openpyxl turns an escape such as _xD800_ in a cell into a lone surrogate: looked at before it is written out.
     return RawTable(frame, problems, rows=np.asarray(row_numbers), notes=notes, text_checked=False)
 
