@@ -371,10 +371,14 @@ def _utilization_message(name: str, result: "AuditResult", f: FindingRow) -> str
     if f["severity"] == "info":
         side = "below" if v < low else "above"
         return f"{name} {pct} ({origin}) is {side} the usual band {band}: unusual, not impossible"
+    way = result.bound(row, str(f["quantity"]))
+    if way == 1 and v < low or way == -1 and v > high:
+        # A bound whose open side reaches into the band ("at least 13.8 %" against 15-65 %): not outside it.
+        return (f"{name} {pct} ({origin}) may be within the plausible band {band}: a bound, it may be "
+                f"{'higher' if way == 1 else 'lower'}")
     if not low <= v <= high:  # outside, but by less than the precision of the figures it comes from
         return (f"{name} {pct} ({origin}) is outside the usual band {band} by less than the precision "
                 f"of the figures it comes from")
-    way = result.bound(row, str(f["quantity"]))
     if way in (1, -1):  # a bound holds on one side: the band is judged on that side alone
         return (f"{name} {pct} ({origin}) is not {'below' if way == 1 else 'above'} the plausible band {band} (a "
                 f"bound: it may be {'higher' if way == 1 else 'lower'})")

@@ -532,3 +532,15 @@ def test_an_mfu_above_100_percent_as_written_is_a_warning_even_within_the_roundi
     [u001] = [f for f in claim["findings"] if f["rule"] == "U001"]
     assert u001["severity"] == "warning" and "by less than the precision" in u001["message"], u001
     assert claim["status"] == "warn"
+
+
+def test_a_lower_bound_below_the_band_is_not_called_outside_it():
+    """Llama 3.1 8B (model card): 1.46M H100-80GB GPU hours, 8B parameters, "15T+" tokens. By hand: 6 x 8e9 x 15e12
+    / (1.46e6 x 3600 x 989.4e12) = 13.8 %, at least (more tokens, more MFU): the MFU may be anywhere above, so it is
+    not outside the 15-65 % band. U001 said "MFU at least 13.8 % ... is outside the usual band 15-65 %"."""
+    assert 6 * 8e9 * 15e12 / (1.46e6 * 3600 * 989.4e12) == pytest.approx(0.1385, abs=5e-4)
+    claim = to_json(check_records([{"id": "llama-3.1-8b", "params": "8B", "tokens": "15T+", "hardware": "H100-80GB",
+                                    "chip_hours": "1.46M"}]))["claims"][0]
+    [u001] = [f for f in claim["findings"] if f["rule"] == "U001"]
+    assert "at least 13.8 %" in u001["message"]
+    assert "outside" not in u001["message"] and "may be within" in u001["message"], u001["message"]
