@@ -651,3 +651,18 @@ def test_a_cell_with_both_parameter_counts_is_refused_quoting_the_whole_cell(tmp
     claim = to_json(check([str(path)]))["claims"][0]
     bad = [f["message"] for f in claim["findings"] if f["rule"] == "V001"]
     assert any("'17B (Activated) 109B (Total)'" in m and "active_params" in m for m in bad), bad
+
+
+def test_a_column_described_in_brackets_beside_the_plain_one_is_another_figure(tmp_path):
+    """Luccioni et al. 2023 (BLOOM), with its two emissions columns named by a user: "CO2eq emissions (IT only)"
+    25 t and "CO2 emissions" 30 t (433 MWh x 0.057 kg/kWh x PUE 1.2 = 29.6 t). Once "CO2eq emissions" named the
+    field, the two columns stopped the run (exit 2); the bracket describes another figure, not a unit."""
+    path = tmp_path / "t.csv"
+    path.write_text("Model name,Datacenter PUE,Carbon intensity,Energy,CO2eq emissions (IT only),CO2 emissions\n"
+                    "BLOOM,1.2,57 gCO2eq/kWh,433 MWh,25 tonnes,30 tonnes\n", encoding="utf-8")
+    report = to_json(check([str(path)]))
+    claim = report["claims"][0]
+    assert claim["quantities"]["co2_tonnes"]["value"] == pytest.approx(30)
+    assert claim["extra"]["CO2eq emissions (IT only)"] == "25 tonnes"
+    notes = [n["message"] for n in report["summary"]["input"]["notes"]]
+    assert any("'CO2eq emissions (IT only)' is kept as an extra field" in n for n in notes), notes

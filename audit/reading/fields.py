@@ -570,6 +570,32 @@ def _energies_under_power(frame: pd.DataFrame, headers: list[str], groups: dict[
     return said
 
 
+def _described_beside_plain(headers: list[str], groups: dict[str, list[int]], extra: list[int],
+                            columns: ColumnMap | None) -> list[str]:
+    """Of two or more columns for one field, those whose brackets describe the figure instead of giving a unit
+    ("CO2eq emissions (IT only)" beside "CO2 emissions", "Compute (estimated)" beside "Compute") are another figure
+    of the field: kept as extra fields, and said, when exactly one column gives the field plainly (no bracket, or a
+    unit of it). Otherwise the columns are refused as two for one field (:func:`canonical_columns`)."""
+    said: list[str] = []
+    for canon, positions in list(groups.items()):
+        q = BY_NAME.get(canon)
+        if q is None or len(positions) < 2 or (columns is not None and any(
+                columns.lookup(headers[i]) is not None for i in positions)):
+            continue
+        described = [i for i in positions if (unit := field_of(headers[i])[1]) and not unit_fits(unit, canon)
+                     and not per_chip_header_unit(unit, canon) and refused_header_unit(unit, canon) is None]
+        plain = [i for i in positions if i not in described]
+        if len(plain) != 1 or not described:
+            continue
+        groups[canon] = plain
+        extra.extend(described)
+        extra.sort()
+        listed = " and ".join(repr(headers[i]) for i in described)
+        said.append(f"{listed} {'is kept as an extra field' if len(described) == 1 else 'are kept as extra fields'}: "
+                    f"{headers[plain[0]]!r} gives {canon}, and the words in brackets say another figure")
+    return said
+
+
 def _whole_count(value: Any) -> bool:
     """A cell that writes a positive whole number and nothing else ("8", 8, "1,024")."""
     if isinstance(value, bool):
@@ -624,6 +650,8 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
                                 f"accelerator-hours"))
     for canon, positions in groups.items():  # the canonical spelling first, then the file's order
         positions.sort(key=lambda i: (headers[i] != canon, i))
+    if not per_row:
+        notes.extend((file, said) for said in _described_beside_plain(headers, groups, extra, columns))
     notes.extend((file, said) for said in _header_unit_notes(headers, groups, columns))
     if not per_row:
         notes.extend((file, said) for said in _counts_under_hardware(frame, headers, groups, columns))
