@@ -35,6 +35,7 @@ from audit.rules import (FULL_RECOMPUTE, HFU_AS_MFU_FIT, RULES, RelationRule, Va
 from audit.significance import log_half_widths, log_half_widths_of_numbers
 from audit.state import (CATALOG, CLAIMED, DERIVED, NO_SOURCE, UNBOUNDED, Prefill, WorkState, effective_params,
                          refresh_effective, source_code, source_frame, text_codes, write_cells)
+from audit.totals import total_rows
 from audit.units import bound_of
 
 #: Quantities the engine works with: the inputs, internal helpers and the derived-only ones.
@@ -277,6 +278,10 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
                       prefill=dict(prefill or {}))
     for name, stated in stated_of.items():  # what the sources say, known without comparing them
         state.know_stated(name, stated)
+    # A table's total row ("Total | 3,311,616 | | 539.00" under a model card's runs) is a sum, not a run: V018
+    # checks it against the other rows, and what the other rules say of it is dropped below.
+    totals = total_rows(claims)
+    state.totals = totals if totals.any() else None
     # A TPU slice name without a claimed chip count gives the chips (cores / cores per chip); H003 checks a
     # claimed count against it.
     state.set_derived("chips", hw["slice_cores"].to_numpy() / hw["cores_per_chip"].to_numpy(), "H003")
@@ -392,6 +397,8 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
                           "M001")
 
     parts.extend(_run(rule, state) for rule in rules_of_stage("check"))
+    if state.totals is not None:
+        parts = _total_rows_apart(state, parts)
     # Rules that say what the others found or did not (V014: nothing could be checked).
     state.findings_so_far = [p for p in parts if p is not None]
     parts.extend(_run(rule, state) for rule in rules_of_stage("summary"))
@@ -407,6 +414,29 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     return Evaluation(claims=_restated_texts(claims, state.restated), config=config, q=q,
                       source=source_frame(source), how=how, hardware=hw, architecture=arch, findings=findings,
                       bounds=bounds)
+
+
+def _total_rows_apart(state: WorkState, parts: list[FindingsPart | None]) -> list[FindingsPart | None]:
+    """The findings without those on total rows (:attr:`WorkState.totals`) of the rules that take a row for a
+    training run (all but :attr:`audit.rules.Rule.of_the_row`: V018's sum is a total row's check), and the total
+    rows' work columns without what the engine derived or looked up for them: their stated figures alone."""
+    totals = state.totals
+    assert totals is not None
+    kept: list[FindingsPart | None] = []
+    for part in parts:
+        if part is None or RULES[part.rule].of_the_row:
+            kept.append(part)
+        else:
+            kept.append(part.kept(~totals[part.row]))
+    rows = np.flatnonzero(totals)
+    for name in state.q.columns:
+        gone = rows[state.source[name].to_numpy()[rows] != CLAIMED]
+        if len(gone):
+            write_cells(state.q, name, gone, np.nan)
+            write_cells(state.source, name, gone, NO_SOURCE)
+            write_cells(state.how, name, gone, None)
+            write_cells(state.precision, name, gone, 0.0)
+    return kept
 
 
 def _restated_texts(claims: Claims, moves: list[tuple[np.ndarray, str, str]]) -> Claims:

@@ -71,6 +71,14 @@ class FindingsPart:
         """Which findings are not ``ok`` (a value that is not a severity counts as worse)."""
         return self.severity != SEVERITY_RANK["ok"]
 
+    def kept(self, keep: np.ndarray) -> "FindingsPart":
+        """The findings ``keep`` marks (a boolean per finding)."""
+        def take(values: np.ndarray | None) -> np.ndarray | None:
+            return None if values is None else values[keep]
+        return FindingsPart(row=self.row[keep], rule=self.rule, severity=self.severity[keep],
+                            quantity=self.quantity[keep], claimed=self.claimed[keep], expected=self.expected[keep],
+                            detail=self.detail[keep], candidates=take(self.candidates), implied=take(self.implied))
+
 
 def findings_part(rows: np.ndarray, rule: str, severity: np.ndarray | str, quantity: np.ndarray | str,
                   claimed: np.ndarray | float = np.nan, expected: np.ndarray | float = np.nan,

@@ -35,6 +35,7 @@ from audit.quantities import BY_NAME, CLUSTER_FROM_CHIP, INPUT_QUANTITIES, label
 from audit.flops import ARCHITECTURE_CONVENTIONS
 from audit.state import (BOUND_WORDS, CATALOG, CLAIMED, DERIVED, NO_SOURCE, UNBOUNDED, WorkState, effective_params,
                          finetunes, source_texts, total_only_claims)
+from audit.totals import ADDITIVE, total_rows
 
 if TYPE_CHECKING:  # only for annotations: the result module does not import the rules
     from audit.result import AuditResult
@@ -273,6 +274,9 @@ class Rule:
     #: A compute it derives counts the total parameters (6·N·D): an MFU derived from that compute falls with
     #: the active share of a mixture-of-experts model.
     derives_from_total_params: ClassVar[bool] = False
+    #: Its findings are about the row as read (its cells, its id), not about a training run: they are kept on a
+    #: total row (V018), where every check and note that takes the row for one run is left out.
+    of_the_row: ClassVar[bool] = False
     #: The HTML report's chart its findings mark: ``utilization`` (the verdict colours the MFU chart) or
     #: ``compute`` (its claimed and implied compute are plotted against each other).
     chart: ClassVar[str] = ""
@@ -2872,6 +2876,7 @@ class InvalidValue(Rule):
     quantity = "claim"
     formula = "value parses and is in range"
     invalidates = True
+    of_the_row = True
 
     @classmethod
     def evaluate(cls, state: WorkState) -> FindingsPart | None:
@@ -2898,6 +2903,7 @@ class DuplicateId(Rule):
     quantity = "id"
     formula = "id unique"
     severity = "warning"
+    of_the_row = True
 
 
     @classmethod
@@ -2974,6 +2980,7 @@ class ValueNotUsed(Rule):
     quantity = "claim"
     formula = "cell read as not stated"
     severity = "info"
+    of_the_row = True
 
     @classmethod
     def evaluate(cls, state: WorkState) -> FindingsPart | None:
@@ -4339,6 +4346,169 @@ class TimeIsChipHours(Rule):
 _NEAREST_SHOWN = 3
 
 
+class TotalRow(Rule):
+    """A table's total row adds up: each figure it sums equals the sum of the rows above it.
+
+    **What it checks.** A claim named "Total" ("Totals", "Sum", "Overall", "All", "Grand total", any case, an
+    optional colon or a remark in brackets: "Total (all models)"; "Total compute cluster A" names a run) in a
+    file that holds other claims is the table's total row, not a training run. Each of its figures that add up
+    across runs (tokens, compute, hardware compute, chip-hours, energy, emissions, cost) that other rows of the
+    same file also state is compared with the sum of those rows' stated figures (a derived figure is not summed):
+    it adds up when the difference is within the figures' precision (half a unit of each one's last digit, the
+    total's and the rows', added: 539.00 against 31.22 + 62.44 + 153.90 + 291.42 = 538.98 adds up). Where some
+    runs of the file do not state the figure, the rows that do give a floor: a total at or above it is consistent.
+    When the difference equals one row's figure, the finding says so: that row counted twice in the total (the
+    total is larger by it) or left out of it (smaller by it); a total larger by a figure no row has suggests a row
+    missing from the table. A total row gets this check and nothing else: no relation (C001-C021), no
+    plausibility band (U-rules), no energy note (E008 "PUE not stated"): its status is ``pass`` when it adds up and
+    ``fail`` when it does not. Its other figures (chips: the cluster's size as often as a sum; durations, which
+    overlap; per-chip power, MFU and other rates) are shown as stated and not checked; a total none of whose
+    figures another row states is ``unchecked`` (V014 says so). Its cells are still read (V001, V003).
+
+    A claim with phases of its own is a multi-phase run (C010 checks its sums), never a total row; a total row
+    counts a run with phases by the total the run states, not by its phases' sums (its stated figures only). With
+    one other row, the total is checked against that row (it must equal it). Several total rows in a file are each
+    checked against the file's other rows. A file split over several batches (more rows than ``--batch-size``)
+    is summed within each batch.
+
+    **Why it matters.** Papers and model cards print a summary row under their runs, and read as a run it was
+    ``unchecked`` (``--fail-on fail,unchecked`` failed an honest sheet) with notes that assume one training run.
+    A total that does not add up is a slip worth catching: a row left out when the table was transcribed, a
+    figure mistyped, a row counted twice.
+
+    **Example.** Llama 2's model card, "CO2 emissions during pretraining": 7B 184,320 GPU hours and 31.22 tCO2eq,
+    13B 368,640 and 62.44, 34B 1,038,336 and 153.90, 70B 1,720,320 and 291.42; Total 3,311,616 and 539.00: adds up
+    (184,320 + 368,640 + 1,038,336 + 1,720,320 = 3,311,616). A transcription that omits the 34B row (unreleased,
+    not in the card's model list) sums to 2,273,280 GPU hours and 385.08 t: the total is 1,038,336 GPU hours and
+    153.92 t more, the missing 34B row.
+
+    **References.** Touvron et al. 2023, *Llama 2*, Table 2 and the model card (meta-llama/llama MODEL_CARD.md);
+    Touvron et al. 2023, *LLaMA*, Table 15.
+    """
+
+    code = "V018"
+    name = "total-row"
+    quantity = "chip_hours"
+    formula = "total = Σ other rows"
+    severity = "error"
+    stage = "check"
+    show_formula = True
+    of_the_row = True
+
+    #: Terms a formula writes out before it says how many more there are.
+    shown_terms: ClassVar[int] = 8
+
+    @classmethod
+    def evaluate(cls, state: WorkState) -> FindingsPart | None:
+        totals = state.totals
+        if totals is None or not totals.any():
+            return None
+        codes = pd.factorize(pd.Series(state.info("file"), dtype=object).fillna(""))[0]
+        groups = int(codes.max()) + 1
+        runs = ~totals & np.logical_or.reduce([state.stated(name) for name in INPUT_QUANTITIES])
+        run_count = np.bincount(codes[runs], minlength=groups)
+        labels = _row_labels(state.info("name"), state.info("id"))
+        parts = []
+        for name in ADDITIVE:
+            stated = state.stated(name)
+            value = state.col(name)
+            # The stated figure's half-width, from its digits (audit.significance: −ln(1 − δ) in the frame).
+            width = np.abs(value) * -np.expm1(-state.precision[name].to_numpy(dtype=float))
+            part = runs & stated
+            count = np.bincount(codes[part], minlength=groups)
+            rows = np.flatnonzero(totals & stated & (count[codes] > 0))
+            if not len(rows):
+                continue
+            g = codes[rows]
+            total_sum = np.bincount(codes[part], weights=value[part], minlength=groups)[g]
+            width_sum = np.bincount(codes[part], weights=width[part], minlength=groups)[g]
+            claimed = value[rows]
+            tol = width[rows] + width_sum + _SLACK * np.maximum(np.abs(claimed), np.abs(total_sum))
+            floor = count[g] < run_count[g]
+            adds_up = np.where(floor, claimed >= total_sum - tol, np.abs(claimed - total_sum) <= tol)
+            detail = np.where(floor, "floor", None).astype(object)
+            # The cause, where the difference is one row's figure: looked for on the totals that do not add up only.
+            for k in np.flatnonzero(~adds_up & ~floor).tolist():
+                members = np.flatnonzero(part & (codes == g[k]))
+                diff = claimed[k] - total_sum[k]
+                match = members[np.abs(np.abs(diff) - value[members]) <= tol[k] + width[members]]
+                if len(match):
+                    detail[k] = ("twice: " if diff > 0 else "left out: ") + " or ".join(labels[match].tolist())
+            parts.append(findings_part(rows, cls.code, np.where(adds_up, "ok", "error"), name, claimed, total_sum,
+                                       detail=detail))
+        return concat_parts(parts)
+
+    @classmethod
+    def summed_rows(cls, result: "AuditResult", row: int, name: str) -> tuple[list[int], int]:
+        """The rows a total row's ``name`` is summed over (the other runs of its file that state it), and the
+        number of runs in the file."""
+        cache = result._records.get("V018 files")
+        if cache is None:
+            totals = total_rows_of(result)
+            files = pd.factorize(pd.Series(result.claims.info["file"], dtype=object).fillna(""))[0]
+            stated = np.logical_or.reduce([result.column("source", q) == "claimed" for q in INPUT_QUANTITIES])
+            cache = result._records["V018 files"] = (files, ~totals & stated)
+        files, runs = cache
+        same = runs & (files == files[row])
+        members = np.flatnonzero(same & (result.column("source", name) == "claimed"))
+        return members.tolist(), int(same.sum())
+
+    @classmethod
+    def message(cls, result: "AuditResult", f: FindingRow) -> str:
+        row, name = int(f["row"]), str(f["quantity"])
+        claimed, expected = float(f["claimed"]), float(f["expected"])
+        members, runs = cls.summed_rows(result, row, name)
+        labels = _row_labels(result.column("info", "name"), result.column("info", "id"))
+        listed = ", ".join(labels[members[:cls.shown_terms]].tolist())
+        if len(members) > cls.shown_terms:
+            listed += f" and {len(members) - cls.shown_terms:,} more"
+        other = "other row" if len(members) == 1 else f"{len(members):,} other rows"
+        head = f"{label(name)} {fmt.value(name, claimed)} (claimed, a total row)"
+        detail = str(f["detail"] or "")
+        if detail == "floor":
+            of = f"{len(members):,} of the {runs:,} other runs ({listed}) state; the others state none"
+            if f["severity"] == "ok":
+                return f"{head} is at least the {fmt.value(name, expected)} that {of}: consistent with their sum"
+            return (f"{head} is less than the {fmt.value(name, expected)} that {of}: a total cannot be less than a "
+                    f"part of it")
+        if f["severity"] == "ok":
+            return f"{head} adds up: the {other} ({listed}) sum to {fmt.value(name, expected)}"
+        diff = claimed - expected
+        text = (f"{head} does not add up: the {other} ({listed}) sum to {fmt.value(name, expected)}; the total is "
+                f"{fmt.value(name, abs(diff))} {'more' if diff > 0 else 'less'}")
+        if detail.startswith("twice: "):
+            return f"{text}, the figure of {detail[7:]}: a row counted twice in the total"
+        if detail.startswith("left out: "):
+            return f"{text}, the figure of {detail[10:]}: a row left out of the total"
+        if diff > 0:
+            return f"{text}: a row missing from the table, or a mistyped figure"
+        return f"{text}: a mistyped figure, or a row that is not part of the total"
+
+    @classmethod
+    def formula_text(cls, result: "AuditResult", f: FindingRow) -> str:
+        row, name = int(f["row"]), str(f["quantity"])
+        members, _ = cls.summed_rows(result, row, name)
+        values = result.column("q", name)
+        terms = [fmt.operand(name, float(values[i])) for i in members[:cls.shown_terms]]
+        if len(members) > cls.shown_terms:
+            terms.append(f"… ({len(members) - cls.shown_terms:,} more)")
+        return f"{name} = Σ other rows = {' + '.join(terms)} = {fmt.operand(name, float(f['expected']))}"
+
+
+def total_rows_of(result: "AuditResult") -> np.ndarray:
+    """Which claims of ``result`` are total rows (:func:`audit.totals.total_rows`), found once."""
+    totals = result._records.get("total rows")
+    if totals is None:
+        totals = result._records["total rows"] = total_rows(result.claims)
+    return totals
+
+
+def _row_labels(names: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """How a row is named in a total's words: its name, else its id."""
+    names = np.asarray(names, dtype=object)
+    return np.where(pd.isna(names), np.asarray(ids, dtype=object), names).astype(object)
+
+
 class ActiveParamsNeeded(Rule):
     """A mixture-of-experts claim without its active parameters: the compute and the utilization are only bounded.
 
@@ -4480,6 +4650,7 @@ class NothingChecked(Rule):
     formula = "no rule checked a figure of the claim"
     severity = "info"
     stage = "summary"
+    of_the_row = True
 
     @classmethod
     def evaluate(cls, state: WorkState) -> FindingsPart | None:
@@ -4542,6 +4713,8 @@ class NothingChecked(Rule):
                                                                         if bits >> i & 1))
             texts.append(" ".join(items))
         detail = np.asarray(texts, dtype=object)[np.asarray(which).reshape(-1)]
+        if state.totals is not None:  # a total row is not a run: no relation would check it (V018 checks its sums)
+            detail = np.where(state.totals[rows], "", detail).astype(object)
         return findings_part(rows, cls.code, "info", "claim", detail=detail)
 
     @classmethod
@@ -4551,6 +4724,10 @@ class NothingChecked(Rule):
         if not stated:
             return "nothing could be checked: the claim states no figure"
         text = f"nothing could be checked: the claim states {_listed([label(s) for s in stated])}"
+        if total_rows_of(result)[row]:
+            summed = [label(s) for s in stated if s in ADDITIVE]
+            return (f"{text}; it is a total row (V018), and no other row of its file states "
+                    f"{_listed(summed, 'or') if summed else 'a figure that adds up across runs'} to sum")
         phases = result.phase_rows(row)
         if len(phases):
             # The phases were read and audited (their findings follow): the run states no total to hold their sums

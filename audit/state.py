@@ -210,6 +210,9 @@ class WorkState:
     #: derived from one (rows × the columns of ``q``: -1 at most, +1 at least, 2 either way, 0 exact); None when no
     #: claim writes a bound. Set by the relations (:func:`audit.engine.apply_relations`).
     directions: np.ndarray | None = None
+    #: Which claims are total rows (:mod:`audit.totals`; None: none looked for): the engine keeps on them only the
+    #: findings of the rules about the row as read (:attr:`audit.rules.Rule.of_the_row`) and their stated figures.
+    totals: np.ndarray | None = None
     #: Every finding made before the rules of stage ``summary`` run (they read what the others found).
     findings_so_far: list[FindingsPart] = field(default_factory=list)
     #: Runs the relations on other work columns for some claims: (rows, q, source, how, precision) -> their
