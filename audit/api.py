@@ -141,6 +141,12 @@ def check_frame(frame: pd.DataFrame, config: Config | None = None, columns: str 
     """Audit a DataFrame of claims, one row per claim: columns as a file's headers (canonical names, aliases,
     units in brackets, or a column map), cells as numbers or text (``"175B"``); a missing cell (NaN, None) is a
     figure not stated. ``name`` names the frame in messages (and reports), as a file name would."""
+    return _check_frame(frame, config, columns, profile, name, catalog)
+
+
+def _check_frame(frame: pd.DataFrame, config: Config | None, columns: str | Path | ColumnMap | None,
+                 profile: str | None, name: str, catalog: Catalog | None, cut: bool = False) -> AuditResult:
+    """:func:`check_frame`; ``cut``: the frame is a part of the claims (:attr:`audit.claims.RawTable.cut`)."""
     from audit.claims import RawTable
     from audit.reading.colmap import resolve_maps
     from audit.reading.normalize import normalize
@@ -157,7 +163,7 @@ def check_frame(frame: pd.DataFrame, config: Config | None = None, columns: str 
     for c, values in numbers.items():
         cells[c] = values
     cells.columns = [str(c) for c in cells.columns]
-    raw = RawTable(cells, files=np.full(len(cells), name, dtype=object), text_checked=False)
+    raw = RawTable(cells, files=np.full(len(cells), name, dtype=object), text_checked=False, cut=cut)
     table = mapped_columns(raw, name, resolve_maps(columns, profile))
     claims = normalize(table)
     return audit_claims(claims, config, catalog, prefill=_catalog_prefill(claims, catalog))
@@ -200,14 +206,16 @@ def audit_partition(frame: pd.DataFrame, what: str = "claims", config: Config | 
     :func:`claims_frame` (one row per claim), ``"findings"`` gives :func:`findings_frame` (one row per finding).
     A plain function of a pandas DataFrame, so Dask's ``map_partitions`` and Spark's ``mapInPandas`` run it as
     it is (see the README). Each partition is audited on its own: ``row`` counts rows within the partition, and
-    a duplicate id (V002) is found within a partition only; every other finding is the claim's own, the same as
-    when the whole frame is audited at once. The rows keep the partition's index (a finding, its claim's), so
-    the results join back to the claims they audit, across partitions."""
+    a duplicate id (V002) is found within a partition only, and a row named "Total" is audited as a run (a
+    partition holds only some of the rows it sums: V018 needs the whole table, :func:`check_frame`); every other
+    finding is the claim's own, the same as when the whole frame is audited at once. The rows keep the
+    partition's index (a finding, its claim's), so the results join back to the claims they audit, across
+    partitions."""
     if what not in ("claims", "findings"):
         raise ValueError(f"what={what!r}: 'claims' or 'findings'")
     if len(frame) == 0:
         return partition_meta(what)
-    result = check_frame(frame, config, columns=columns, profile=profile, name=name)
+    result = _check_frame(frame, config, columns, profile, name, None, cut=True)
     out = claims_frame(result) if what == "claims" else findings_frame(result)
     # check_frame numbers the rows 1, 2, ...: the partition's own labels, as Dask's map_partitions expects.
     out.index = frame.index.take(out["row"].to_numpy(dtype=np.int64) - 1)

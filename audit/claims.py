@@ -39,7 +39,8 @@ class RawTable:
       bare numbers (None: none), used instead of the unit the header's own brackets name;
     - ``arrow_text``: for a column of text converted from an Arrow string column (Parquet), that column
       (:class:`ArrowText`, by the frame's column name): the normalizer reads which cells hold text, their lengths
-      and their distinct texts from it, not from the Python strings.
+      and their distinct texts from it, not from the Python strings;
+    - ``cut``: the rows are a part of their file, read in batches (:mod:`audit.stream`).
     """
 
     frame: pd.DataFrame
@@ -52,6 +53,7 @@ class RawTable:
     text_checked: bool = True
     header_units: dict[str, str | None] = field(default_factory=dict)
     arrow_text: dict[str, "ArrowText"] = field(default_factory=dict)
+    cut: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,9 @@ class Claims:
     #: Columns of ``stated_text`` left empty because their cells were numbers: each column's numbers as read
     #: (NaN where a cell was empty), whose reprs are the texts.
     numbers_written: dict[str, np.ndarray] = field(default_factory=dict)
+    #: The claims are a part of their file, read in batches (:mod:`audit.stream`): what a file's rows give
+    #: together (a total row's sum, V018) cannot be made from them.
+    cut: bool = False
     #: ``text``, made by the first look at it (a copy made by ``dataclasses.replace`` starts without it).
     _text: pd.DataFrame | None = field(default=None, init=False, repr=False, compare=False)
 

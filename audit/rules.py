@@ -4368,8 +4368,9 @@ class TotalRow(Rule):
     A claim with phases of its own is a multi-phase run (C010 checks its sums), never a total row; a total row
     counts a run with phases by the total the run states, not by its phases' sums (its stated figures only). With
     one other row, the total is checked against that row (it must equal it). Several total rows in a file are each
-    checked against the file's other rows. A file split over several batches (more rows than ``--batch-size``)
-    is summed within each batch.
+    checked against the file's other rows. A file read in batches (more rows than ``--batch-size``), or a
+    partition of a distributed frame (``audit_partition``), has no total row: a batch holds only some of the rows a
+    total sums, so a row named "Total" there is audited as a run, as it was before this check.
 
     **Why it matters.** Papers and model cards print a summary row under their runs, and read as a run it was
     ``unchecked`` (``--fail-on fail,unchecked`` failed an honest sheet) with notes that assume one training run.

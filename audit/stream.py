@@ -55,7 +55,7 @@ def _raw_batches(path: str, name: str, batch_size: int, options: ReadOptions) ->
         raw = mapped_columns(read_path(path, None, options), name, options.maps, per_row=_keys_per_row(path))
         n = len(raw.frame)
         for start in range(0, n, batch_size):
-            yield _slice(raw, start, min(n, start + batch_size))
+            yield _slice(raw, start, min(n, start + batch_size), cut=n > batch_size)
         return
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -85,7 +85,8 @@ def _raw_batches(path: str, name: str, batch_size: int, options: ReadOptions) ->
                 table = table.cast(pa.schema([pa.field(f.name, pa.float64(), f.nullable, f.metadata)
                                               if f.name in as_floats and pa.types.is_integer(f.type) else f
                                               for f in table.schema], metadata=table.schema.metadata), safe=False)
-            yield ArrowBatch(table, name, first, options.maps, said=first > 1)
+            yield ArrowBatch(table, name, first, options.maps, said=first > 1,
+                             cut=handle.metadata.num_rows > batch.num_rows)
             first += batch.num_rows
 
 
@@ -100,6 +101,8 @@ class ArrowBatch:
     maps: Any
     #: The file's columns not read and notes came with an earlier batch.
     said: bool = False
+    #: The batch is a part of its file (:attr:`audit.claims.RawTable.cut`).
+    cut: bool = False
 
     def raw(self) -> RawTable:
         """The batch as a raw table with canonical columns."""
@@ -108,6 +111,7 @@ class ArrowBatch:
         raw = raw_from_arrow(self.table, self.name, first_row=self.first_row)
         raw.files = objects_of(len(raw.frame), self.name)
         raw = mapped_columns(raw, self.name, self.maps)
+        raw.cut = self.cut
         return dataclasses.replace(raw, unread=[], notes=[]) if self.said else raw
 
     def ids(self) -> tuple[np.ndarray, np.ndarray]:
@@ -172,8 +176,8 @@ def _integers_with_nulls(handle: Any) -> set[str]:
     return out
 
 
-def _slice(raw: RawTable, start: int, stop: int) -> RawTable:
-    """Rows ``start:stop`` of a raw table (problems and sources follow their rows)."""
+def _slice(raw: RawTable, start: int, stop: int, cut: bool = False) -> RawTable:
+    """Rows ``start:stop`` of a raw table (problems and sources follow their rows); ``cut``: a part of its file."""
     problems = [(pos - start, fld, msg) for pos, fld, msg in raw.problems if start <= pos < stop]
     frame = raw.frame.iloc[start:stop].reset_index(drop=True)
     return dataclasses.replace(
@@ -181,7 +185,7 @@ def _slice(raw: RawTable, start: int, stop: int) -> RawTable:
         rows=None if raw.rows is None else raw.rows[start:stop],
         files=None if raw.files is None else raw.files[start:stop],
         sources={k: v[start:stop] for k, v in raw.sources.items()},
-        unread=raw.unread if start == 0 else [], notes=raw.notes if start == 0 else [])
+        unread=raw.unread if start == 0 else [], notes=raw.notes if start == 0 else [], cut=cut)
 
 
 def claim_batches(paths: Sequence[str], batch_size: int = DEFAULT_BATCH_SIZE,

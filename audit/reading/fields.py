@@ -743,7 +743,7 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
         hint = did_you_mean(headers[i], read) if k < MAX_SUGGESTED else None
         unread.append((file, headers[i], hint))
     return RawTable(out, problems, rows=table.rows, files=table.files, sources=sources, unread=unread, notes=notes,
-                    header_units=header_units, arrow_text=arrow_text)
+                    header_units=header_units, arrow_text=arrow_text, cut=table.cut)
 
 
 #: Words of a header that say hours of a training run and nothing of accelerators ("train_hours", "run_hours").

@@ -793,7 +793,8 @@ def normalize(raw: RawTable) -> Claims:
                              "message": pd.Series(reading_msgs, dtype=object),
                              "rule": pd.Series(reading_rules, dtype=object)})
     return Claims(values=values, stated_text=text, info=info, extras=extras, invalid=invalid,
-                  unread_columns=list(raw.unread), notes=notes, readings=readings, numbers_written=numbers)
+                  unread_columns=list(raw.unread), notes=notes, readings=readings, numbers_written=numbers,
+                  cut=raw.cut)
 
 
 def _refusing(refused: tuple[np.ndarray, np.ndarray] | None, more: tuple[np.ndarray, np.ndarray] | None

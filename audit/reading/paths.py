@@ -202,4 +202,4 @@ def join(tables: Sequence[RawTable]) -> RawTable:
             header_units[header] = unit
     return RawTable(frame, problems, rows=rows, files=files, sources=sources,
                     unread=[u for t in tables for u in t.unread], notes=[n for t in tables for n in t.notes],
-                    header_units=header_units)
+                    header_units=header_units, cut=any(t.cut for t in tables))
