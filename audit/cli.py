@@ -433,8 +433,9 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @click.option("--causal-halving", is_flag=True, help="Halve the attention FLOPs for causal masking.")
 @click.option("-v", "--verbose", is_flag=True, help="Text output: show passing checks too.")
 @click.option("--title", default="train-audit report", show_default=True, help="Title of the HTML/Markdown report.")
-@click.option("--sheet", default=None, metavar="NAME|N",
-              help="The sheet of .xlsx input to read (a name, or a number from 1; default the first).")
+@click.option("--sheet", default=None, metavar="NAME|N|all",
+              help="The sheet of .xlsx input to read: a name, a number from 1, or 'all' (every sheet shown, each "
+                   "claim placed as book.xlsx[SHEET]; a sheet with no claims is noted); default the first shown.")
 @click.option("--columns", "columns_map", default=None, metavar="MAP", type=click.Path(dir_okay=True),
               help="A column map (.toml or .json; schemas/columns.schema.json): your headers and their units "
                    "onto the canonical fields.")
@@ -1172,7 +1173,8 @@ def schema(name: str) -> None:
 @click.option("--columns", "columns_map", default=None, metavar="MAP", type=click.Path(dir_okay=True),
               help="A column map for both files.")
 @click.option("--profile", default=None, metavar="NAME", help="A built-in column profile for both files.")
-@click.option("--sheet", default=None, metavar="NAME|N", help="The sheet of .xlsx input to read.")
+@click.option("--sheet", default=None, metavar="NAME|N|all",
+              help="The sheet of .xlsx input to read ('all': every sheet shown; default the first shown).")
 def diff_command(old: str, new: str, fmt: str, output: str | None, key: str, fail_on: str,
                  columns_map: str | None, profile: str | None, sheet: str | None) -> None:
     """Show what changed from OLD to NEW (two versions of a claims file or database): claims added and removed,

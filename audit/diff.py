@@ -25,6 +25,7 @@ import pandas as pd
 from audit.findings import STATUSES, fail_levels
 from audit.quantities import INPUT_QUANTITIES, TEXT_FIELDS
 from audit.records import findings_by_row, summary
+from audit.sheets import split_sheet
 from audit.result import AuditResult
 from audit.rounding import round_array, round_value
 
@@ -55,6 +56,10 @@ def _keys(result: AuditResult, kind: str) -> pd.Index:
     info = result.claims.info
     if kind == "row":
         base = "#" + info["row"].astype(int).astype(str)
+        # Every sheet of a workbook (--sheet all): a row is matched in its own sheet ("[cluster-b]#2").
+        sheets = pd.Series([split_sheet(f)[1] for f in info["file"].tolist()], index=info.index, dtype=object)
+        if sheets.notna().any():
+            base = ("[" + sheets.fillna("") + "]").where(sheets.notna(), "") + base
     else:
         base = info[kind].where(info[kind].notna(), info["id"]).astype(str)
     nth = base.groupby(base).cumcount().to_numpy()

@@ -24,6 +24,7 @@ from audit.quantities import BY_NAME, INPUT_QUANTITIES, label
 from audit.result import AuditResult
 from audit.rounding import SIGNIFICANT_DIGITS, round_value
 from audit.rules import RULES, RelationRule
+from audit.sheets import sheet_label, split_sheet
 from audit.state import BOUND_WORDS, UNBOUNDED
 
 #: Quantities shown for a claim, in order (internal helpers like ``n_eff`` are left out).
@@ -610,7 +611,7 @@ class ClaimRecords:
             "name": info["name"][row],
             "source": info["source"][row],
             "status": self.status[row],
-            "input": {"file": info["file"][row], "row": int(info["row"][row]) + self.row_offset},
+            "input": _input(info["file"][row], int(info["row"][row]) + self.row_offset),
             "hardware": {
                 "text": hw["hardware_text"][row],
                 "accelerator": hw["accelerator"][row],
@@ -759,9 +760,27 @@ def input_notes_of(unread_columns: list[tuple[str, str, str | None]], notes: lis
     """:func:`input_notes` from the (file, column, suggestion) of each column not read and the (file, message)
     of each note (of one input, or added up across batches: :class:`audit.stream.StreamSummary`)."""
     return {
-        "unread_columns": [{"file": f, "column": c, "suggestion": s} for f, c, s in unread_columns],
-        "notes": [{"file": f, "message": m} for f, m in notes],
+        "unread_columns": [{**_in_file(f), "column": c, "suggestion": s} for f, c, s in unread_columns],
+        "notes": [{**_in_file(f), "message": m} for f, m in notes],
     }
+
+
+def _in_file(file: Any) -> dict[str, Any]:
+    """``{"file": ...}``; for a sheet of a workbook read with ``--sheet all`` (``book.xlsx[cluster-b]``), the file
+    and the sheet apart: ``{"file": "book.xlsx", "sheet": "cluster-b"}`` (:mod:`audit.sheets`)."""
+    path, sheet = split_sheet(file)
+    return {"file": path} if sheet is None else {"file": path, "sheet": sheet}
+
+
+def place(said: dict[str, Any]) -> Any:
+    """The file of a claim's ``input``, a note or a column not read, as the text reports name it: with its sheet,
+    when it has one (``book.xlsx[cluster-b]``, :func:`audit.sheets.sheet_label`)."""
+    return said["file"] if "sheet" not in said else sheet_label(said["file"], said["sheet"])
+
+
+def _input(file: Any, row: int) -> dict[str, Any]:
+    """A claim's ``input``: its file (and sheet, :func:`_in_file`) and its row."""
+    return {**_in_file(file), "row": row}
 
 
 #: Claims whose records are made (and written) at once by :func:`claim_chunks`: the records of a benchmark claim

@@ -37,9 +37,9 @@ from audit.columns import objects_of
 from audit.config import Config
 from audit.findings import SEVERITIES, STATUSES
 from audit.pipeline import audit_claims
-from audit.reading import LoadError, ReadOptions, normalize, read_path
+from audit.reading import LoadError, ReadOptions, normalize
 from audit.reading.common import first_line, printable
-from audit.reading.paths import _keys_per_row, mapped_columns
+from audit.reading.paths import mapped_columns, read_mapped
 from audit.records import input_notes_of, summary
 from audit.result import AuditResult
 
@@ -52,7 +52,7 @@ def _raw_batches(path: str, name: str, batch_size: int, options: ReadOptions) ->
     """Batches of at most ``batch_size`` rows of one input file: raw tables with canonical columns, or a Parquet
     file's record batches as read."""
     if not path.lower().endswith(PARQUET_EXTENSIONS):
-        raw = mapped_columns(read_path(path, None, options), name, options.maps, per_row=_keys_per_row(path))
+        raw = read_mapped(path, None, options, name)
         n = len(raw.frame)
         for start in range(0, n, batch_size):
             yield _slice(raw, start, min(n, start + batch_size), cut=n > batch_size)

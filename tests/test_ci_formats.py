@@ -199,3 +199,33 @@ def test_an_excel_separator_line_is_not_counted_as_a_row_of_the_annotations(tmp_
     found = re.findall(r"^::error file=runs\.csv,line=(\d+)," if fmt == "github" else r"^runs\.csv:(\d+): C001", out,
                        re.M)
     assert found == ["3"]
+
+
+def test_every_sheet_of_a_workbook_is_annotated_on_the_workbook_naming_its_sheet(tmp_path, monkeypatch):
+    """--sheet all: a finding on the second sheet is a GitHub error on the workbook itself (file=, as a link finds
+    it), its title naming the sheet as the text report does (runs.xlsx[q2] row 2), and a SARIF result located on
+    the workbook with the sheet as a property (a valid SARIF log); a sheet's columns not read are said for it."""
+    openpyxl = pytest.importorskip("openpyxl")
+    monkeypatch.chdir(tmp_path)
+    book = openpyxl.Workbook()
+    book.active.title = "q1"
+    book.active.append(["id", "params", "tokens", "compute_flops"])
+    book.active.append(["ok", "1B", "20B", "1.2e20"])  # 6 × 1e9 × 20e9 = 1.2e20
+    q2 = book.create_sheet("q2")
+    q2.append(["id", "params", "tokens", "compute_flops", "ticket"])
+    q2.append(["ten-x", "1B", "20B", "1.2e21"])  # ten times 1.2e20
+    book.save(tmp_path / "runs.xlsx")
+    res = run_cli("check", "runs.xlsx", "--isolated", "--sheet", "all", "-f", "github")
+    assert res.exit_code == 1
+    errors = [line for line in res.stdout.splitlines() if line.startswith("::error")]
+    assert errors == [f"::error file=runs.xlsx,title=C001 compute-6nd (claim ten-x%2C runs.xlsx[q2] row 2)::"
+                      f"{errors[0].split('::', 2)[2]}"]
+    assert "::warning file=runs.xlsx,title=input runs.xlsx[q2]::1 column not read" in res.stdout
+    log = json.loads(run_cli("check", "runs.xlsx", "--isolated", "--sheet", "all", "-f", "sarif").stdout)
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
+    assert not list(jsonschema.Draft4Validator(schema).iter_errors(log))
+    (error,) = [r for r in log["runs"][0]["results"] if r["level"] == "error"]
+    assert error["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "runs.xlsx"
+    assert error["properties"]["sheet"] == "q2" and error["properties"]["row"] == 2
+    concise = run_cli("check", "runs.xlsx", "--isolated", "--sheet", "all", "-f", "concise").stdout
+    assert "\nruns.xlsx[q2]:2: C001 error: " in concise

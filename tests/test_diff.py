@@ -120,3 +120,27 @@ def test_a_figure_written_back_with_another_float_repr_is_not_a_change(tmp_path)
     assert 9.618950880000001e+21 != 9.61895088e+21
     d = diff_results(check([str(tmp_path / "a.csv")]), check([str(tmp_path / "b.csv")]))
     assert d["summary"]["figures_changed"] == 0 and d["summary"]["unchanged"] == 1
+
+
+def test_two_workbooks_compared_sheet_by_sheet(tmp_path, cli_run):
+    """diff --sheet all reads every sheet of both versions; matched by row, a row is matched in its own sheet: a
+    sheet added in front of the others in v2 does not pair its row 2 with v1's first sheet's row 2."""
+    openpyxl = pytest.importorskip("openpyxl")
+
+    def save(name: str, sheets: list[tuple[str, str]]) -> str:
+        book = openpyxl.Workbook()
+        book.remove(book.active)
+        for title, compute in sheets:
+            ws = book.create_sheet(title)
+            ws.append(["params", "tokens", "compute_flops"])
+            ws.append(["7B", "1T", compute])  # 6 × 7e9 × 1e12 = 4.2e22
+        book.save(tmp_path / name)
+        return str(tmp_path / name)
+
+    v1 = save("v1.xlsx", [("a", "4.2e22")])
+    v2 = save("v2.xlsx", [("new", "4.2e23"), ("a", "4.2e22")])
+    res = cli_run("diff", v1, v2, "--sheet", "all", "--key", "row", "--format", "json")
+    record = res.json()
+    assert [c["key"] for c in record["added"]] == ["[new]#2"]
+    assert record["changed"] == [] and record["removed"] == []
+    assert res.exit_code == 1  # the new sheet's run fails (4.2e23 is ten times 6·N·D)

@@ -260,8 +260,8 @@ def workbook(tmp_path) -> Path:
 def test_the_sheet_read_is_named_and_sheet_reads_another(workbook, cli_run):
     claims = load([str(workbook)])
     assert list(claims.info["id"]) == ["first"]
-    assert claims.notes == [(str(workbook), "read sheet 'Runs' (1 of 2: Runs, More; the first; --sheet reads "
-                                            "another)")]
+    assert claims.notes == [(str(workbook), "read sheet 'Runs' (1 of 2: Runs, More; the first; --sheet all reads "
+                                            "every sheet, --sheet NAME another)")]
     for sheet in ("More", "2"):
         assert list(load([str(workbook)], sheet=sheet).info["id"]) == ["second"]
     with pytest.raises(LoadError, match="no sheet 'Nope'; its sheets are 'Runs', 'More'"):
@@ -285,13 +285,14 @@ def test_a_hidden_first_sheet_is_passed_over_and_an_empty_one_names_the_others(w
     claims = load([str(hidden)])
     assert list(claims.info["id"]) == ["second"]
     assert claims.notes == [(str(hidden), "read sheet 'More' (2 of 2: Runs, More; hidden: Runs; the first shown; "
-                                          "--sheet reads another)")]
+                                          "--sheet all reads every sheet, --sheet NAME another)")]
     assert list(load([str(hidden)], sheet="Runs").info["id"]) == ["first"]  # named, it is read
     book = openpyxl.load_workbook(workbook)
     book["Runs"].delete_rows(2)
     empty = tmp_path / "empty.xlsx"
     book.save(empty)
-    with pytest.raises(LoadError, match=r"but no rows \(its other sheets: 'More'; --sheet NAME reads one\)"):
+    with pytest.raises(LoadError, match=r"but no rows \(its other sheets: 'More'; --sheet NAME reads one, --sheet all "
+                                        r"every one\)"):
         load([str(empty)])
 
 
@@ -655,3 +656,98 @@ def test_a_first_column_without_a_header_of_figures_or_repeats_names_nothing(tmp
     report = to_json(check([str(path)]))
     assert [c["name"] for c in report["claims"]] == [None, None]
     assert [u["column"] for u in report["summary"]["input"]["unread_columns"]] == ["column 1"]
+
+
+# --------------------------------------------------------------------------------------------------------
+# --sheet all: every sheet shown of a workbook.
+
+
+def _cluster_book(tmp_path: Path) -> Path:
+    """One sheet per cluster, as a platform team keeps them. cluster-a's run agrees: 6 × 7e9 × 1e12 = 4.2e22 FLOP.
+    cluster-b's first run claims 4.2e23, ten times 6 × 7e9 × 1e12 (a C001 error); its second, with no id, agrees.
+    'notes' holds remarks (no field), 'empty' nothing, 'lookup' is hidden; 'repeat' uses cluster-a's id again."""
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    a = book.active
+    a.title = "cluster-a"
+    a.append(["id", "params", "tokens", "compute_flops", "owner"])
+    a.append(["run-a", "7B", "1T", "4.2e22", "ana"])
+    b = book.create_sheet("cluster-b")
+    b.append(["run_id", "model_size", "tokens", "compute_flops", "ownr"])  # another header: read by its own
+    b.append(["run-b", "7B", "1T", "4.2e23", "bo"])
+    b.append([None, "7B", "1T", "4.2e22", "bo"])
+    book.create_sheet("empty")
+    notes = book.create_sheet("notes")
+    notes.append(["remark"])
+    notes.append(["budgets approved in March"])
+    lookup = book.create_sheet("lookup")
+    lookup.append(["id", "params", "tokens", "compute_flops"])
+    lookup.append(["hidden-run", "7B", "1T", "9e30"])
+    lookup.sheet_state = "hidden"
+    repeat = book.create_sheet("repeat")
+    repeat.append(["id", "params", "tokens"])
+    repeat.append(["run-a", "7B", "1T"])
+    path = tmp_path / "clusters.xlsx"
+    book.save(path)
+    return path
+
+
+def test_sheet_all_reads_every_sheet_shown_and_fails_on_the_second(tmp_path, cli_run):
+    """A failing run on the second sheet passed CI (exit 0) with the first sheet read by default; with --sheet
+    all it fails (exit 1), each claim placed in its sheet, the hidden sheet not read, the sheets with no claims
+    said in notes, the unread columns said per sheet, and the id used again on a third sheet a duplicate (V002)."""
+    path = _cluster_book(tmp_path)
+    first = cli_run("check", str(path))
+    assert first.exit_code == 0 and "--sheet all reads every sheet" in first.stderr
+    res = cli_run("check", str(path), "--sheet", "all", "--format", "json")
+    assert res.exit_code == 1
+    doc = res.json()
+    assert [c["id"] for c in doc["claims"]] == ["run-a", "run-b", "clusters.xlsx[cluster-b]#3", "run-a"]
+    assert [c["input"] for c in doc["claims"]] == [
+        {"file": str(path), "sheet": "cluster-a", "row": 2}, {"file": str(path), "sheet": "cluster-b", "row": 2},
+        {"file": str(path), "sheet": "cluster-b", "row": 3}, {"file": str(path), "sheet": "repeat", "row": 2}]
+    assert [c["status"] for c in doc["claims"]][:3] == ["pass", "fail", "pass"]
+    assert [f["ratio"] for f in doc["claims"][1]["findings"] if f["rule"] == "C001"] == [10.0]  # 4.2e23 / 4.2e22
+    assert [f["rule"] for f in doc["claims"][3]["findings"] if f["severity"] == "warning"] == ["V002"]
+    said = doc["summary"]["input"]
+    assert said["unread_columns"] == [
+        {"file": str(path), "sheet": "cluster-a", "column": "owner", "suggestion": None},
+        {"file": str(path), "sheet": "cluster-b", "column": "ownr", "suggestion": None}]
+    notes = {(n["file"], n.get("sheet")): n["message"] for n in said["notes"]}
+    assert notes[(str(path), None)] == ("--sheet all: every sheet shown is read (5 of 6: 'cluster-a', 'cluster-b', "
+                                        "'empty', 'notes', 'repeat'; hidden, not read: 'lookup', --sheet NAME "
+                                        "reads one)")
+    assert notes[(str(path), "empty")] == "no claims, passed over: the sheet is empty"
+    assert notes[(str(path), "notes")].startswith("no claims, passed over: none of its columns is understood")
+    assert "hidden-run" not in res.stdout
+    # The stderr of a text run names each sheet in the same form, book.xlsx[SHEET].
+    text = cli_run("check", str(path), "--sheet", "*")
+    assert text.exit_code == 1 and f"run-b  [{path}[cluster-b]:2]" in text.stdout
+    assert f"train-audit: warning: {path}[cluster-b]: 1 column is not read (kept as extra fields): 'ownr'" \
+        in text.stderr
+    assert f"train-audit: note: {path}[empty]: no claims, passed over: the sheet is empty" in text.stderr
+
+
+def test_sheet_all_with_no_sheet_of_claims_is_unusable(tmp_path, cli_run):
+    """Only when no sheet shown has claims does --sheet all stop the run (exit 2), naming why for each."""
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    book.active.title = "Runs"
+    book.active.append(["id", "params"])  # a header, no rows
+    book.create_sheet("Blank")
+    path = tmp_path / "none.xlsx"
+    book.save(path)
+    with pytest.raises(LoadError, match=r"no claims in any sheet shown: 'Runs' \(the sheet has a header \(id, "
+                                        r"params\) but no rows\); 'Blank' \(the sheet is empty\)"):
+        load([str(path)], sheet="all")
+    assert cli_run("check", str(path), "--sheet", "all").exit_code == 2
+
+
+def test_sheet_all_on_inputs_without_workbooks_is_no_error(tmp_path):
+    """--sheet all is a standing choice (a settings file's): a CSV input reads as it does without it, where
+    --sheet NAME is refused."""
+    path = tmp_path / "runs.csv"
+    path.write_text("id,params,tokens\nr,7B,1T\n", encoding="utf-8")
+    assert list(load([str(path)], sheet="all").info["id"]) == ["r"]
+    with pytest.raises(LoadError, match="applies to spreadsheets"):
+        load([str(path)], sheet="Runs")

@@ -184,3 +184,22 @@ def test_the_readme_example_settings_work(home: Path):
     result = run_cli("check", "claims.json")
     assert result.exit_code == 1, result.output  # fail-on = "warn": the unknown accelerator's warning fails
     assert result.stdout.startswith("claims.json:1: H001 warning: ")  # format = "concise"
+
+
+def test_a_settings_file_can_read_every_sheet_and_json_inputs_still_read(home: Path):
+    """``sheet = "all"`` in train-audit.toml: a workbook's second sheet, whose run claims ten times 6·N·D
+    (6 × 7e9 × 1e12 = 4.2e22; 4.2e23 claimed), fails the run; a JSON input beside it is read as before."""
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    book.active.append(["id", "params", "tokens", "compute_flops"])
+    book.active.append(["fine", "7B", "1T", "4.2e22"])
+    second = book.create_sheet("second")
+    second.append(["id", "params", "tokens", "compute_flops"])
+    second.append(["ten-x", "7B", "1T", "4.2e23"])
+    book.save(home / "runs.xlsx")
+    assert run_cli("check", "runs.xlsx").exit_code == 0  # the first sheet only
+    (home / "train-audit.toml").write_text('sheet = "all"\n')
+    result = run_cli("check", "runs.xlsx", "-f", "json")
+    assert result.exit_code == 1
+    assert [c["id"] for c in result.json()["claims"]] == ["fine", "ten-x"]
+    assert run_cli("check", "ratio.json").exit_code == 0  # 1.5x is within the default tolerance; not a workbook

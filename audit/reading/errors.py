@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["LoadError"]
+__all__ = ["LoadError", "NothingToRead"]
 
 
 class LoadError(Exception):
@@ -16,3 +16,8 @@ class LoadError(Exception):
     def __reduce__(self) -> tuple[type, tuple[str, str]]:
         # Pickled as its two arguments (a worker process sends it to the main one, audit.stream), not as str().
         return (type(self), (self.file, self.message))
+
+
+class NothingToRead(LoadError):
+    """A file in which no column (or key) is understood, or none gives a figure to check. A sheet of a workbook
+    read with ``--sheet all`` that says so is passed over with a note (a sheet of remarks, a lookup table)."""

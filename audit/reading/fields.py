@@ -26,7 +26,7 @@ from audit.formatting import sig
 from audit.quantities import BY_NAME, QUANTITIES, TEXT_ALIASES, TEXT_FIELDS, canonical_column_and_unit
 from audit.reading.colmap import ColumnMap
 from audit.reading.common import mangle, printable, printable_value
-from audit.reading.errors import LoadError
+from audit.reading.errors import LoadError, NothingToRead
 from audit.units import UnitError, per_device_rate, unit_scale
 
 __all__ = ["DISPLAY_ONLY", "NOTE_FIELDS", "STRUCTURE_FIELDS", "below_group_headings", "canonical_columns",
@@ -661,11 +661,11 @@ def canonical_columns(table: RawTable, file: str = "<input>", *, per_row: bool =
         notes.extend((file, said) for said in _refuse_repeated_headers(file, headers, extra, columns))
     whole_rows = {pos for pos, fld, _ in problems if not fld}
     if require_known and not groups and len(whole_rows) < n:
-        raise LoadError(file, _nothing_understood(headers, per_row))
+        raise NothingToRead(file, _nothing_understood(headers, per_row))
     if require_known and groups and len(whole_rows) < n and not any(
             g in BY_NAME or g in ("hardware", "phases") for g in groups):
         # Only an id, a name or text: every claim would be "unchecked" and a CI run green on a file never read.
-        raise LoadError(file, _nothing_to_check(headers, sorted(groups), per_row))
+        raise NothingToRead(file, _nothing_to_check(headers, sorted(groups), per_row))
 
     take: list[int] = []
     names: list[str] = []

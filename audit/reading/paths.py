@@ -18,11 +18,12 @@ import pandas as pd
 from audit.claims import RawTable
 from audit.reading.colmap import MapChoice, header_key
 from audit.reading.common import printable
-from audit.reading.errors import LoadError
+from audit.reading.errors import LoadError, NothingToRead
 from audit.reading.fields import canonical_columns
 from audit.reading.registry import extensions, reader_for, reader_named, readers
+from audit.sheets import PASSED_OVER, every_sheet, split_sheet
 
-__all__ = ["MAX_FILE_BYTES", "ReadOptions", "os_error", "read_path", "read_paths"]
+__all__ = ["MAX_FILE_BYTES", "ReadOptions", "os_error", "read_mapped", "read_parts", "read_path", "read_paths"]
 
 #: Largest input file read (bytes); larger files are refused with a message rather than exhausting memory.
 MAX_FILE_BYTES = 2 * 1024**3
@@ -32,7 +33,8 @@ MAX_FILE_BYTES = 2 * 1024**3
 class ReadOptions:
     """Options for the readers that take them (see :attr:`audit.reading.registry.Reader.options`)."""
 
-    #: The sheet of a workbook to read (a name, or a number from 1); None: the first.
+    #: The sheet of a workbook to read (a name, or a number from 1; ``all`` or ``*``: every sheet shown); None: the
+    #: first shown.
     sheet: str | None = None
     #: How headers are mapped (``--columns``, ``--profile``); None: built-in profiles recognised from the header.
     maps: MapChoice | None = None
@@ -74,8 +76,22 @@ def read_path(path_text: str, stdin: io.BufferedReader | None = None, options: R
     for unusable files, operating-system errors included (named, with the file).
 
     The columns are as the file names them; :func:`read_paths` gives them canonical names. ``display``: the name
-    used in messages and reports (default: the path as given, with any byte that is not UTF-8 escaped).
+    used in messages and reports (default: the path as given, with any byte that is not UTF-8 escaped). The
+    sheets of a workbook read with ``--sheet all`` come one after the other, each row's file naming its sheet
+    (:func:`read_parts` gives them apart).
     """
+    parts = read_parts(path_text, stdin, options, display)
+    if len(parts) == 1:
+        return parts[0]
+    table = join(parts)
+    table.text_checked = all(p.text_checked for p in parts)
+    return table
+
+
+def read_parts(path_text: str, stdin: io.BufferedReader | None = None, options: ReadOptions | None = None,
+               display: str | None = None) -> list[RawTable]:
+    """:func:`read_path`, as the tables the reader gives: one, or one per sheet of a workbook read with ``--sheet
+    all``, whose ``files`` name their sheet (``book.xlsx[SHEET]``, :mod:`audit.sheets`)."""
     options = options or ReadOptions()
     if path_text == "-":
         file = display or "<stdin>"
@@ -90,7 +106,7 @@ def read_path(path_text: str, stdin: io.BufferedReader | None = None, options: R
             raise LoadError(file, "standard input is closed") from None
         table = reader_named(_stdin_format(data)).read(Path("-"), file, data)
         table.files = np.full(len(table.frame), file, dtype=object)
-        return table
+        return [table]
     path = Path(path_text)
     file = display or printable(str(path_text))
     try:
@@ -114,13 +130,52 @@ def read_path(path_text: str, stdin: io.BufferedReader | None = None, options: R
             raise LoadError(file, f"file is {info.st_size / 1e9:.1f} GB; the limit is {MAX_FILE_BYTES / 1e9:.0f} GB")
         if info.st_size == 0 and stat.S_ISREG(info.st_mode):
             raise LoadError(file, "empty file")
-        table = reader.read(path, file, None, **options.for_reader(reader.options))
+        read = reader.read(path, file, None, **options.for_reader(reader.options))
     except MemoryError:
         raise LoadError(file, "too large to read into memory") from None
     except OSError as exc:
         raise LoadError(file, f"cannot read it: {os_error(exc)}") from None
-    table.files = np.full(len(table.frame), file, dtype=object)
-    return table
+    parts = read if isinstance(read, list) else [read]
+    for table in parts:
+        if table.files is None:  # a sheet read with --sheet all is named by the reader
+            table.files = np.full(len(table.frame), file, dtype=object)
+    return parts
+
+
+def read_mapped(path_text: str, stdin: io.BufferedReader | None = None, options: ReadOptions | None = None,
+                display: str | None = None) -> RawTable:
+    """One input path with canonical column names (:func:`mapped_columns`). Each sheet of a workbook read with
+    ``--sheet all`` is mapped by its own header, its columns not read said for it; a sheet in which no column
+    is understood is passed over with a note, unless no sheet has claims (:class:`LoadError`)."""
+    options = options or ReadOptions()
+    per_row = _keys_per_row(path_text)
+    parts = read_parts(path_text, stdin, options, display)
+    name = display or (printable(str(path_text)) if path_text != "-" else "<stdin>")
+    if len(parts) == 1 and split_sheet(_file_of(parts[0], name))[1] is None:
+        return mapped_columns(parts[0], _file_of(parts[0], name), options.maps, per_row=per_row)
+    tables: list[RawTable] = []
+    notes: list[tuple[str, str]] = []  # in the order of the sheets, those passed over among them
+    for part in parts:
+        label = _file_of(part, name)
+        try:
+            table = mapped_columns(part, label, options.maps, per_row=per_row)
+        except NothingToRead as exc:
+            notes.extend(part.notes)  # how the workbook was read (on its first sheet) is said all the same
+            notes.append((label, f"{PASSED_OVER}{exc.message}"))
+            continue
+        notes.extend(table.notes)
+        table.notes = []
+        tables.append(table)
+    if not tables:
+        passed = [f"{split_sheet(f)[1]!r}: {m[len(PASSED_OVER):]}" for f, m in notes if m.startswith(PASSED_OVER)]
+        raise LoadError(name, f"no claims in any sheet shown: {'; '.join(passed)}")
+    joined = join(tables)
+    joined.notes = notes
+    return joined
+
+
+def _file_of(raw: RawTable, default: str) -> str:
+    return str(raw.files[0]) if raw.files is not None and len(raw.files) else default
 
 
 def _keys_per_row(path_text: str) -> bool:
@@ -138,12 +193,12 @@ def read_paths(paths: Sequence[str], stdin: io.BufferedReader | None = None, opt
     reports give it."""
     tables: list[RawTable] = []
     options = options or ReadOptions()
-    if options.sheet is not None and not any(Path(p).suffix.lower() in _options_extensions("sheet") for p in paths):
+    # --sheet all asks for every sheet of whatever workbooks there are (a setting kept for every run): no error.
+    if options.sheet is not None and not every_sheet(options.sheet) \
+            and not any(Path(p).suffix.lower() in _options_extensions("sheet") for p in paths):
         raise LoadError("--sheet", "applies to spreadsheets (.xlsx, .xlsm) only, and no input is one")
     for p in paths:
-        raw = read_path(p, stdin, options, (display or {}).get(p))
-        file = str(raw.files[0]) if raw.files is not None and len(raw.files) else printable(str(p))
-        tables.append(mapped_columns(raw, file, options.maps, per_row=_keys_per_row(p)))
+        tables.append(read_mapped(p, stdin, options, (display or {}).get(p)))
     if not tables:
         raise LoadError("(no input)", "no input files")
     return join(tables)

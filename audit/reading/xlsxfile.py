@@ -1,11 +1,12 @@
 """Spreadsheets (.xlsx, .xlsm), read with openpyxl (the optional ``xlsx`` extra).
 
-One sheet is read: the first, or the one ``--sheet`` names; a workbook with several sheets gets a note naming the
-sheet read. Blank rows are not rows (as blank lines in CSV), and each row keeps its number in the sheet. The header
-is the first row, unless that names no field and one of the next rows names two: a title or remarks above the
-table are then passed over, and a note says so. A formula
-cell whose value was never saved (a file written by a program that does not compute formulas) is an invalid value
-that says so, not an empty cell.
+One sheet is read: the first shown, or the one ``--sheet`` names; a workbook with several sheets gets a note naming
+the sheet read and how to read every sheet (``--sheet all``: each sheet shown is then a table of its own, named
+``book.xlsx[SHEET]``, and one with no claims is passed over with a note). Blank rows are not rows (as blank lines
+in CSV), and each row keeps its number in the sheet. The header is the first row, unless that names no field and
+one of the next rows names two: a title or remarks above the table are then passed over, and a note says so. A
+formula cell whose value was never saved (a file written by a program that does not compute formulas) is an
+invalid value that says so, not an empty cell.
 """
 
 from __future__ import annotations
@@ -21,17 +22,20 @@ import numpy as np
 import pandas as pd
 
 from audit.claims import RawTable
-from audit.reading.common import drop_empty_unnamed, first_line, header_words, mangle
+from audit.reading.common import drop_empty_unnamed, first_line, header_words, mangle, printable
 from audit.reading.errors import LoadError
 from audit.reading.fields import below_group_headings, names_fields
 from audit.reading.registry import Reader, register
+from audit.sheets import PASSED_OVER, every_sheet, sheet_label
 
 __all__ = ["read_xlsx"]
 
 
-def read_xlsx(path: Path, file: str, data: bytes | None = None, sheet: str | None = None) -> RawTable:
-    """One sheet of a workbook (needs openpyxl: ``pip install 'train-audit[xlsx]'``): the first, or ``sheet`` (a
-    name, or a number counting from 1)."""
+def read_xlsx(path: Path, file: str, data: bytes | None = None, sheet: str | None = None
+              ) -> RawTable | list[RawTable]:
+    """One sheet of a workbook (needs openpyxl: ``pip install 'train-audit[xlsx]'``): the first shown, or ``sheet``
+    (a name, or a number counting from 1). ``sheet`` ``all`` (or ``*``): every sheet shown, each a table of its
+    own named ``book.xlsx[SHEET]`` (:mod:`audit.sheets`); a sheet with no claims is passed over with a note."""
     try:
         import openpyxl
     except ImportError:
@@ -41,30 +45,75 @@ def read_xlsx(path: Path, file: str, data: bytes | None = None, sheet: str | Non
         book = openpyxl.load_workbook(io.BytesIO(raw), read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many types for a damaged workbook
         raise LoadError(file, f"not a readable spreadsheet: {first_line(exc)}") from None
+    every = every_sheet(sheet)
     try:
         names = list(book.sheetnames)
         # The first sheet a reader of the workbook sees: a hidden one (a lookup table) is skipped unless named.
         visible = [n for n in names if getattr(book[n], "sheet_state", "visible") == "visible"] or names
-        title = _choose(visible if sheet is None else names, sheet, file)
-        values = _cells(book[title])
+        if every:
+            if not names:
+                raise LoadError(file, "not a readable spreadsheet: it has no sheets")
+            sheets = [(n, _cells(book[n])) for n in visible]
+        else:
+            title = _choose(visible if sheet is None else names, sheet, file)
+            values = _cells(book[title])
     except LoadError:
         raise
     except Exception as exc:
         raise LoadError(file, f"not a readable spreadsheet: {first_line(exc)}") from None
     finally:
         book.close()
+    hidden = [n for n in names if n not in visible]
+    if every:
+        return _every_sheet(raw, file, names, hidden, sheets)
     notes: list[tuple[str, str]] = []
     if len(names) > 1:
-        hidden = [n for n in names if n not in visible]
         how = (f"--sheet {sheet}" if sheet is not None else "the first" + (" shown" if hidden else "")
-               + "; --sheet reads another")
+               + "; --sheet all reads every sheet, --sheet NAME another")
         notes.append((file, f"read sheet {title!r} ({names.index(title) + 1} of {len(names)}: {', '.join(names)}"
                             f"{'; hidden: ' + ', '.join(hidden) if hidden else ''}; {how})"))
     # What an error about the sheet read says of the others: the sheet may simply be the wrong one.
     others = [n for n in names if n != title]
     where = f"sheet {title!r}" if len(names) > 1 else "the sheet"
-    elsewhere = (f" (its other sheets: {', '.join(repr(n) for n in others)}; --sheet NAME reads one)"
-                 if others else "")
+    elsewhere = (f" (its other sheets: {', '.join(repr(n) for n in others)}; --sheet NAME reads one, --sheet all "
+                 f"every one)" if others else "")
+    return _sheet_table(raw, file, title, values, where, elsewhere, notes)
+
+
+def _every_sheet(raw: bytes, file: str, names: list[str], hidden: list[str],
+                 sheets: list[tuple[str, list[tuple[int, tuple]]]]) -> list[RawTable]:
+    """Every sheet shown of a workbook (``--sheet all``), each as a table named ``book.xlsx[SHEET]``; a sheet that
+    is empty or has a header and no rows is passed over with a note, and a workbook none of whose sheets has
+    claims is unusable (:class:`LoadError`)."""
+    said = (f"{len(sheets)} of {len(names)}: " if hidden else "") + ", ".join(repr(n) for n, _ in sheets)
+    notes: list[tuple[str, str]] = [(file, f"--sheet all: every sheet shown is read ({said}"
+                                           + (f"; hidden, not read: {', '.join(repr(n) for n in hidden)}, "
+                                              f"--sheet NAME reads one" if hidden else "") + ")")]
+    tables: list[RawTable] = []
+    passed: list[str] = []
+    for title, values in sheets:
+        label = sheet_label(file, printable(title))
+        try:
+            table = _sheet_table(raw, label, title, values, "the sheet", "", [])
+        except LoadError as exc:
+            reason = exc.message.removeprefix("no claims: ")
+            notes.append((label, f"{PASSED_OVER}{reason}"))
+            passed.append(f"{title!r} ({reason})")
+            continue
+        table.files = np.full(len(table.frame), label, dtype=object)
+        tables.append(table)
+    if not tables:
+        raise LoadError(file, f"no claims in any sheet shown: {'; '.join(passed)}"
+                              + (f" (hidden: {', '.join(repr(n) for n in hidden)}; --sheet NAME reads one)"
+                                 if hidden else ""))
+    tables[0].notes[:0] = notes
+    return tables
+
+
+def _sheet_table(raw: bytes, file: str, title: str, values: list[tuple[int, tuple]], where: str, elsewhere: str,
+                 notes: list[tuple[str, str]]) -> RawTable:
+    """The table of one sheet's cells (``values``, :func:`_cells`), named ``file`` in its notes; ``where``: the
+    sheet in an error's words, ``elsewhere``: what an error says of the other sheets."""
     numbers = [r for r, row in values if any(_filled(v) for v in row)]
     rows = [row for _, row in values if any(_filled(v) for v in row)]
     if not rows:

@@ -21,10 +21,11 @@ from pathlib import Path, PurePath
 from typing import Any, Iterator
 
 from audit.findings import Finding
-from audit.records import findings_by_row, input_notes, summary
+from audit.records import findings_by_row, input_notes, place, summary
 from audit.report import Options, register
 from audit.report.text import _message, _safe
 from audit.result import AuditResult
+from audit.sheets import split_sheet
 
 #: Inputs whose row numbers are line numbers (a CSV header is line 1, so its first claim is row 2).
 LINE_ORIENTED = frozenset({".csv", ".tsv", ".jsonl", ".ndjson"})
@@ -40,6 +41,16 @@ class Located:
     row: int
     claim_id: str
     finding: Finding
+
+    @property
+    def path(self) -> str:
+        """The file itself: a sheet of a workbook read with ``--sheet all`` (``book.xlsx[cluster-b]``) is in it."""
+        return split_sheet(self.file)[0]
+
+    @property
+    def sheet(self) -> str | None:
+        """The sheet of a workbook the claim was read from with ``--sheet all``, else None."""
+        return split_sheet(self.file)[1]
 
     @property
     def line(self) -> int | None:
@@ -132,12 +143,12 @@ def input_notices(result: AuditResult) -> list[tuple[str, str, str]]:
     out: list[tuple[str, str, str]] = []
     by_file: dict[str, list[str]] = {}
     for u in said["unread_columns"]:
-        by_file.setdefault(u["file"], []).append(
+        by_file.setdefault(place(u), []).append(
             repr(u["column"]) + (f" (did you mean {u['suggestion']}?)" if u["suggestion"] else ""))
     for file, cols in by_file.items():
         out.append(("warning", file, f"{len(cols)} column{'s' if len(cols) > 1 else ''} not read (kept as extra "
                                      f"fields, not audited): {', '.join(cols)}"))
-    out.extend(("note", n["file"], n["message"]) for n in said["notes"])
+    out.extend(("note", place(n), n["message"]) for n in said["notes"])
     return out
 
 
@@ -164,6 +175,13 @@ def render_concise(result: AuditResult, options: Options) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _in_sheet(file: str) -> str:
+    """`` book.xlsx[cluster-b]`` for a sheet of a workbook read with ``--sheet all`` (the file by its name), else
+    nothing."""
+    path, sheet = split_sheet(file)
+    return "" if sheet is None else f" {PurePath(path).name}[{sheet}]"
+
+
 def _data(text: str) -> str:
     """A workflow command's message, escaped as GitHub's toolkit escapes it (``%``, CR, LF), so that no text
     from an input can end the command or start another."""
@@ -180,14 +198,17 @@ def render_github(result: AuditResult, options: Options) -> str:
     """One ``::error``/``::warning``/``::notice`` workflow command per finding (GitHub's syntax:
     https://docs.github.com/en/actions/reference/workflow-commands-for-github-actions), then the summary line."""
     # How the input was read: a column not read is a warning on its file, a note on how it was read a notice.
-    lines = [f"::{GITHUB_LEVEL[level] if level != 'note' else 'notice'} file={_property(file)},"
-             f"title={_property('input')}::{_data(_safe(text))}" for level, file, text in input_notices(result)]
+    # A sheet of a workbook read with --sheet all: the annotation is on the file, the sheet named in its title as
+    # the text report names it (book.xlsx[cluster-b], audit.sheets).
+    lines = [f"::{GITHUB_LEVEL[level] if level != 'note' else 'notice'} file={_property(split_sheet(file)[0])},"
+             f"title={_property(_safe('input' + _in_sheet(file)))}::{_data(_safe(text))}"
+             for level, file, text in input_notices(result)]
     for i in located(result, options.verbose):
         f = i.finding
-        props = [f"file={_property(i.file)}"]
+        props = [f"file={_property(i.path)}"]
         if i.line is not None:
             props.append(f"line={i.line}")
-        title = f"{f.rule} {f.name} ({_who(i)}, row {i.row})"
+        title = f"{f.rule} {f.name} ({_who(i)},{_in_sheet(i.file)} row {i.row})"
         props.append(f"title={_property(_safe(title))}")
         lines.append(f"::{GITHUB_LEVEL[f.severity]} {','.join(props)}::{_data(_message(f))}")
     lines.append(summary_line(result))

@@ -32,7 +32,7 @@ from audit import formatting as fmt
 from audit.catalog import Catalog, catalog_revision, load_catalog
 from audit.findings import SEVERITIES, SEVERITY_RANK, STATUSES_WORST_FIRST
 from audit.quantities import label
-from audit.records import claim_record, findings_by_row, input_notes, summary
+from audit.records import claim_record, findings_by_row, input_notes, place, summary
 from audit.report import Options, register, svg
 from audit.resources import templates_dir
 from audit.result import AuditResult
@@ -514,7 +514,7 @@ def _record_view(rec: dict[str, Any]) -> dict[str, Any]:
         "id": str(rec["id"]), "name": str(rec["name"] or ""), "status": rec["status"],
         "symbol": SYMBOLS[rec["status"]],
         "source": linkify(rec["source"]),
-        "file": rec["input"]["file"], "row": rec["input"]["row"],
+        "file": place(rec["input"]), "row": rec["input"]["row"],
         "hardware": {"text": hw["text"] or "", "precision": hw["precision"] or "",
                      "assumed": hw["precision_assumed"]},
         "datasheet": datasheet,
@@ -873,8 +873,8 @@ def _context(result: AuditResult, title: str = "train-audit report", command: st
         "catalog_revised": catalog_revision(),
         "docs_url": documentation_url(),
         "tolerances": _tolerances(result, used_rules),
-        "unread": input_notes(result)["unread_columns"],
-        "input_notes": input_notes(result)["notes"],
+        "unread": [{**u, "file": place(u)} for u in input_notes(result)["unread_columns"]],
+        "input_notes": [{**n, "file": place(n)} for n in input_notes(result)["notes"]],
         "generated": _timestamp(),
         "n": n,
         "counts": [{"status": st, "symbol": SYMBOLS[st], "count": s["status"][st], "pct": _pct(s["status"][st], n)}

@@ -8,7 +8,7 @@ import numpy as np
 
 from audit.findings import STATUSES_WORST_FIRST
 from audit.rules import RULES
-from audit.records import findings_by_row, input_notes, summary
+from audit.records import findings_by_row, input_notes, place, summary
 from audit.report import Options, register
 from audit.result import AuditResult
 
@@ -66,7 +66,7 @@ def render(result: AuditResult, title: str = "train-audit report", limit: int = 
         lines += ["", f"⚠️ Columns not read (kept as extra fields, not audited): {listed}"
                   + (f" and {more} more" if more > 0 else "")]
     for note in said["notes"][:10]:
-        lines += ["", f"ℹ️ {_cell(note['file'])}: {_cell(note['message'])}"]
+        lines += ["", f"ℹ️ {_cell(place(note))}: {_cell(note['message'])}"]
     rules = _rule_counts(result)
     if rules:
         lines += ["", "| rule | claims | errors | warnings |", "|---|---|---|---|"]

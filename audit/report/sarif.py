@@ -21,6 +21,7 @@ from audit.report import Options, register
 from audit.report.ci import Located, input_notices, located
 from audit.result import AuditResult
 from audit.rules import all_rules
+from audit.sheets import split_sheet
 
 #: The schema a SARIF 2.1.0 log names (SchemaStore's copy of the OASIS schema).
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -47,7 +48,7 @@ def _rules() -> list[dict[str, Any]]:
 
 def _result(item: Located, index: dict[str, int]) -> dict[str, Any]:
     f = item.finding
-    physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(item.file)}}
+    physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(item.path)}}
     if item.line is not None:
         physical["region"] = {"startLine": item.line}
     numbers = f.to_dict()  # rounded to 12 significant digits, NaN as None
@@ -55,6 +56,8 @@ def _result(item: Located, index: dict[str, int]) -> dict[str, Any]:
                                   "quantity": f.quantity, "claimed": numbers["claimed"],
                                   "expected": numbers["expected"], "ratio": numbers["ratio"],
                                   "formula": f.formula}
+    if item.sheet is not None:  # read with --sheet all: the workbook is the artifact, the sheet a property
+        properties["sheet"] = item.sheet
     if f.claim_id != item.claim_id:
         properties["phase"] = f.claim_id
     if f.explanation:
@@ -73,6 +76,17 @@ def _result(item: Located, index: dict[str, int]) -> dict[str, Any]:
     return out
 
 
+def _notification(level: str, file: str, text: str) -> dict[str, Any]:
+    """What was said about an input as it was read; about a sheet of a workbook (``--sheet all``), on the workbook
+    with the sheet as a property."""
+    path, sheet = split_sheet(file)
+    out: dict[str, Any] = {"level": level, "message": {"text": text},
+                           "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(path)}}}]}
+    if sheet is not None:
+        out["properties"] = {"sheet": sheet}
+    return out
+
+
 def render(result: AuditResult, show_ok: bool = False) -> str:
     """The audit as a SARIF 2.1.0 log (JSON text; non-ASCII written as escapes, so any input text is valid)."""
     rules = _rules()
@@ -85,9 +99,7 @@ def render(result: AuditResult, show_ok: bool = False) -> str:
     notices = input_notices(result)
     if notices:
         run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": [
-            {"level": level, "message": {"text": text},
-             "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(file)}}}]}
-            for level, file, text in notices]}]
+            _notification(level, file, text) for level, file, text in notices]}]
     log = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
     return json.dumps(log, indent=2, ensure_ascii=True, allow_nan=False) + "\n"
 
