@@ -34,11 +34,29 @@ def test_every_input_row_appears_once_in_order_with_status_and_codes():
     assert float(frame.loc[0, "compute_flops"]) == 3640 * 1e15 * 86400
 
 
+def test_csv_writes_whole_numbers_without_a_point_and_large_figures_with_an_exponent():
+    """LLaMA 65B as its paper states it (Touvron et al. 2023, Table 2 and Sec. 2.4): 65.2B parameters, 80 layers,
+    2,048 A100s, 1.4T tokens. Counts are written as the integers they are ("2048", not "2048.0"), below 1e16
+    without an exponent ("65200000000"); the compute, 6 x 65.2e9 x 1.4e12 = 5.4768e23 FLOP, with Python's
+    exponent; a fraction as it is; a missing figure empty."""
+    records = [{"id": "llama-65b", "params": "65.2B", "tokens": "1.4T", "layers": 80, "chips": 2048,
+                "hardware": "A100 80GB", "compute_flops": 5.4768e23}]
+    rows = list(csv.DictReader(io.StringIO(table.claims_bytes(check_records(records), "csv").decode("utf-8"),
+                                           newline="")))
+    assert (rows[0]["chips"], rows[0]["layers"], rows[0]["params"]) == ("2048", "80", "65200000000")
+    assert rows[0]["tokens"] == "1400000000000"
+    assert rows[0]["compute_flops"] == "5.4768e+23"
+    # The A100's dense BF16 peak, 312 TFLOP/s (NVIDIA A100 datasheet), and its 80 GB: whole, below 1e16.
+    assert (rows[0]["peak_flops_per_chip"], rows[0]["memory_per_chip"]) == ("312000000000000", "80000000000")
+    assert rows[0]["energy_mwh"] == ""
+
+
 def test_parquet_keeps_numbers_numeric():
     frame = pd.read_parquet(io.BytesIO(table.claims_bytes(check_records(RECORDS), "parquet")))
     assert len(frame) == len(RECORDS)
     assert frame["params"].dtype == "float64"
     assert frame.loc[0, "params"] == 175e9
+    assert frame["chips"].dtype == "float64"  # typed columns: a count is still a float64 column in Parquet
 
 
 def test_parquet_dictionary_encodes_text_and_counts_but_not_measured_figures():

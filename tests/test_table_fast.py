@@ -1,5 +1,6 @@
 """The column-at-a-time table writers (audit/report/table.py) give exactly what the per-row ones gave: pandas'
-``to_csv`` text, ``round_value`` rounding, ``map_unique`` defusing."""
+``to_csv`` text (numbers as :func:`audit.report.table.number_texts` writes them), ``round_value`` rounding,
+``map_unique`` defusing."""
 
 from __future__ import annotations
 
@@ -26,23 +27,44 @@ def test_defuse_matches_per_value_defusing() -> None:
     assert all(a == b or (a is None and b is None) for a, b in zip(fast, slow))
 
 
-def test_csv_text_is_pandas_to_csv() -> None:
+def _written(x: float) -> str:
+    """A float as the CSV table writes it, one at a time: ``repr``, a whole number without its ".0", NaN empty."""
+    if x != x:
+        return ""
+    text = repr(float(x))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def test_csv_text_is_pandas_to_csv_with_numbers_as_written() -> None:
     rng = np.random.default_rng(2)
     s = _tricky_strings(3000)
     n = len(s)
     x = rng.standard_normal(n) * 10.0 ** rng.integers(-30, 30, n)
+    x[::5] = np.round(x[::5])  # whole numbers, below and above 1e16
+    x[::3] = rng.integers(-10**15, 10**15, len(x[::3])).astype(float)
     x[::7], x[::11], x[::13], x[::17] = np.nan, -0.0, np.inf, -np.inf
     frame = pd.DataFrame({'t,"q"': s, "u": s[::-1].to_numpy(), "x": x, "i": rng.integers(-5, 5, n)})
     safe = frame.apply(table._defuse)
+    spelt = safe.assign(x=[_written(v) for v in x])
     assert table._fast_csv(safe, True) is not None  # the fast path is taken
     for header in (True, False):
-        assert table.csv_text(frame, header=header) == safe.to_csv(index=False, header=header, lineterminator="\r\n")
+        assert table.csv_text(frame, header=header) == spelt.to_csv(index=False, header=header,
+                                                                     lineterminator="\r\n")
     assert table.csv_text(frame.iloc[:0]) == frame.iloc[:0].to_csv(index=False, lineterminator="\r\n")
 
 
+def test_numbers_are_written_as_integers_below_1e16() -> None:
+    """By hand: repr(2048.0) is "2048.0", written "2048"; 65.2e9 is the integer 65,200,000,000; 1e16 is where
+    repr turns to an exponent; -0.0 keeps its sign."""
+    x = [2048.0, 65.2e9, 80.0, 0.462, 3.14e23, 1e16, 9.99999999999e15, -0.0, -5.0, float("nan"), 1e-05]
+    assert table.number_texts(np.array(x)) == ["2048", "65200000000", "80", "0.462", "3.14e+23", "1e+16",
+                                               "9999999999990000", "-0", "-5", "", "1e-05"]
+
+
 def test_csv_text_falls_back_for_other_cells() -> None:
-    frame = pd.DataFrame({"a": [1, 2], "b": [np.float64(1.5), "x"], "c": [True, False]})
-    assert table.csv_text(frame) == frame.apply(table._defuse).to_csv(index=False, lineterminator="\r\n")
+    frame = pd.DataFrame({"a": [1, 2], "b": [np.float64(1.5), "x"], "c": [True, False], "d": [2048.0, 0.5]})
+    assert table.csv_text(frame) == frame.apply(table._defuse).assign(d=["2048", "0.5"]).to_csv(
+        index=False, lineterminator="\r\n")
 
 
 def test_rounded_is_round_value() -> None:

@@ -390,12 +390,66 @@ def _categorical_texts(column: pd.Series) -> "pa.DictionaryArray":
 
 
 def csv_text(frame: pd.DataFrame, header: bool = True) -> str:
-    """A table as spreadsheet-safe CSV text (written batch by batch, the header only with the first)."""
+    """A table as spreadsheet-safe CSV text (written batch by batch, the header only with the first), its float
+    cells spelt by :func:`number_texts`."""
     safe = frame.apply(_defuse) if len(frame.columns) else frame
     # CRLF line ends: the csv writer quotes a cell holding any character of the line end, so a bare CR (which a
     # spreadsheet takes as a new row) is quoted too; with "\n" alone it was not.
     text = _fast_csv(safe, header)
-    return text if text is not None else safe.to_csv(index=False, header=header, lineterminator="\r\n")
+    if text is not None:
+        return text
+    spelt = safe.copy()
+    for name in [c for c in spelt.columns if spelt[c].dtype == np.float64]:
+        spelt[name] = pd.Series(_spelt_floats(spelt[name].to_numpy()).to_numpy(zero_copy_only=False),
+                                index=spelt.index, dtype=object)
+    return spelt.to_csv(index=False, header=header, lineterminator="\r\n")
+
+
+#: Whole numbers below this are written as integers ("65200000000"); from it up, as Python writes a float
+#: ("1e+16", "3.14e+23"). It is where Python's and numpy's ``repr`` turn to an exponent.
+WHOLE_BELOW = 1e16
+
+
+def number_texts(values: np.ndarray) -> list[str]:
+    """Floats (already rounded to 12 significant digits, :mod:`audit.rounding`) as a CSV table writes them: the
+    shortest text that reads back as the same double, as Python's ``repr`` writes it, but a whole number without
+    its ".0": chips ``2048``, parameters ``65200000000`` (``repr``: "2048.0", "65200000000.0"), compute
+    ``3.14e+23``, MFU ``0.462``; a missing value (NaN) empty.
+
+    Why: "2048.0" reads as odd in a spreadsheet and differs, for a diff tool, from the "2048" of the input. Whole
+    numbers stay positional below 1e16 (``repr``'s own limit), not "6.52e+10": every whole number below 2**53
+    (9.007e15) is exact in a double, and 12 significant digits are within the 15 that Excel and LibreOffice keep,
+    so the digits read back as the same number in Excel, LibreOffice, pandas (int64 for a column without gaps),
+    R and ``sort -n``, and a count reads as a count. Larger figures (compute, FLOP/s) keep ``repr``'s exponent,
+    which every one of them reads too: 24 positional digits would claim a precision no report has. Every step is
+    correctly rounded (shortest round-trip digits, integer printing), so the text is the same on every machine.
+    """
+    return _spelt_floats(np.asarray(values, dtype=np.float64)).to_pylist()
+
+
+def _spelt_floats(values: np.ndarray) -> "pa.Array":
+    """:func:`number_texts` as an Arrow array of large strings, a column at a time: each distinct value (by its
+    bits, so -0.0 is "-0") spelt once, whole numbers by Arrow's integer printing, the others by numpy's ``repr``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not len(values):
+        return pa.array([], type=pa.large_string())
+    codes, distinct_bits = pd.factorize(values.view(np.int64))
+    distinct = distinct_bits.view(np.float64)
+    with np.errstate(invalid="ignore"):
+        whole = (np.abs(distinct) < WHOLE_BELOW) & (distinct == np.trunc(distinct))  # NaN and inf: not whole
+    spelt = np.empty(len(distinct), dtype=object)
+    rest = np.flatnonzero(~whole)
+    if len(rest):
+        spelt[rest] = distinct[rest].astype(str)
+        spelt[rest[np.isnan(distinct[rest])]] = ""
+    at = np.flatnonzero(whole)
+    if len(at):
+        ints = pc.cast(pa.array(distinct[at].astype(np.int64)), pa.large_string()).to_numpy(zero_copy_only=False)
+        spelt[at] = ints
+        spelt[at[np.signbit(distinct[at]) & (distinct[at] == 0)]] = "-0"
+    return pa.array(spelt, type=pa.large_string()).take(pa.array(codes))
 
 
 #: A cell holding one of these is quoted (the csv module's QUOTE_MINIMAL with "," and "\r\n"), its quotes doubled.
@@ -403,8 +457,8 @@ _NEEDS_QUOTES = '[,"\r\n]'
 
 
 def _fast_csv(frame: pd.DataFrame, header: bool) -> str | None:
-    """``frame.to_csv(index=False, lineterminator="\\r\\n")``, the same text, made a column at a time with numpy
-    and Arrow: each distinct float spelt once as pandas spells it (``astype(str)``), missing cells empty, cells
+    """``frame.to_csv(index=False, lineterminator="\\r\\n")`` with floats spelt by :func:`number_texts`, made a
+    column at a time with numpy and Arrow: each distinct float spelt once, missing cells empty, cells
     quoted as the csv module quotes them, the rows joined by Arrow. None when the frame holds anything else than
     float64, int64, text and categorical text columns (or text Arrow cannot hold): pandas writes those."""
     import pyarrow as pa
@@ -418,12 +472,7 @@ def _fast_csv(frame: pd.DataFrame, header: bool) -> str | None:
         for name in frame.columns:
             col = frame[name]
             if col.dtype == np.float64:
-                x = col.to_numpy()
-                codes, distinct = pd.factorize(x.view(np.int64))  # by bits: -0.0 stays "-0.0"
-                spelt = distinct.view(np.float64).astype(str).astype(object)
-                spelt[np.isnan(distinct.view(np.float64))] = ""
-                text = pa.array(spelt, type=pa.large_string()).take(pa.array(codes)) if n else \
-                    pa.array([], type=pa.large_string())
+                text = _spelt_floats(col.to_numpy())
             elif col.dtype == np.int64:
                 text = pa.array(col.to_numpy().astype(str).astype(object), type=pa.large_string())
             elif _text_categories(col):  # sources: each category spelt once, missing cells empty
@@ -441,9 +490,10 @@ def _fast_csv(frame: pd.DataFrame, header: bool) -> str | None:
                 text = pa.array(values, type=pa.large_string())
             else:
                 return None
-            quote = pc.match_substring_regex(text, _NEEDS_QUOTES)
-            if pc.any(quote).as_py():
-                text = pc.if_else(quote, _quoted(text), text)
+            if col.dtype != np.float64 and col.dtype != np.int64:  # a number's text holds no "," '"' CR or LF
+                quote = pc.match_substring_regex(text, _NEEDS_QUOTES)
+                if pc.any(quote).as_py():
+                    text = pc.if_else(quote, _quoted(text), text)
             cells.append(text)
         head = ""
         if header:
