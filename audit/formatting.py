@@ -148,6 +148,31 @@ def _hours_text(x: float) -> str:
     return _sig_text(x, 4)
 
 
+#: Decimal units of bytes (a datasheet's "80 GB" is 80e9 bytes), largest first.
+_BYTE_UNITS = ((1e15, "PB"), (1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB"))
+
+
+def _memory_text(x: float, _digits: int = 4) -> str:
+    """Bytes to 4 significant digits in the largest decimal unit that leaves at least 1: ``80 GB``, ``6.784 TB``
+    (not ``6784 GB``), ``1.12 TB``; chosen after rounding, so 999.97e9 is ``1 TB``, not ``1000 GB``."""
+    if not isfinite(x):
+        return str(x)
+    shown = _round(float(_sig_text(x, 4)))  # the 4 digits shown, which choose the unit
+    for scale, unit in _BYTE_UNITS:
+        if abs(shown) >= scale:
+            return f"{_sig_text(_round(x / scale), 4)} {unit}"
+    return f"{_sig_text(x, 4)} B"
+
+
+_memory = _memoized(_memory_text)
+
+
+def memory(x: float) -> str:
+    """Bytes with their unit, scaled: ``80 GB``, ``6.784 TB``. The one writer of a memory size (a quantity of
+    kind ``bytes``, a datasheet's memory) in every report, so a value and its derivation agree."""
+    return _memory(x, 4)
+
+
 def _kind(name: str) -> str:
     """The kind a quantity's value is written as: its own, but N (``n_eff``) is a count and the catalog's peak a
     FLOP rate."""
@@ -177,7 +202,7 @@ def value(name: str, x: float | None, unit: bool = True) -> str:
     if kind == "tokens_rate":
         return f"{count(x)} tokens/s" if unit else count(x)
     if kind == "bytes":
-        return f"{sig(x / 1e9, 4)} GB" if unit else sci(x)
+        return memory(x) if unit else sci(x)
     if name == "tokens_per_param":
         return sig(x, 4)
     if kind in _ENERGY_UNITS:  # energy, power, emissions, money (issue 13)
@@ -325,9 +350,7 @@ def _value_texts(name: str, unit: bool, xs: Sequence[float]) -> list[str]:
         texts = _count_texts(_rounded(xs))
         return [t + " tokens/s" for t in texts] if unit else texts
     if kind == "bytes":
-        if not unit:
-            return _sci_texts(_rounded(xs), 3)
-        return [t + " GB" for t in _sig_texts(_rounded([x / 1e9 for x in xs]), 4)]
+        return [memory(x) for x in xs] if unit else _sci_texts(_rounded(xs), 3)  # a value per distinct figure
     if name == "tokens_per_param":
         return _sig_texts(_rounded(xs), 4)
     if kind in _ENERGY_UNITS:

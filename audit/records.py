@@ -286,12 +286,12 @@ def _derivation(result: AuditResult, row: int, name: str, src: Any, how: Any, so
         return catalog_note(result, row, sources)
     if name == "memory_per_chip" and how == "mix":
         parts = [result.accelerators().by_id(i) for i in result.cell("hardware", row, "mix")]
-        return "datasheets: " + "; ".join(f"{a.name}, {fmt.sig(a.memory_gb, 4)} GB"
+        return "datasheets: " + "; ".join(f"{a.name}, {fmt.memory(a.memory_gb * 1e9)}"
                                           + (f" ({a.source_memory})" if sources else "") for a in parts)
     if name == "memory_per_chip":
         accel = result.accelerators().by_id(str(how))
         cited = f" ({accel.source_memory})" if sources else ""
-        return f"datasheet: {accel.name}, {fmt.sig(accel.memory_gb, 4)} GB{cited}"
+        return f"datasheet: {accel.name}, {fmt.memory(accel.memory_gb * 1e9)}{cited}"
     if how == "split":
         tpp = fmt.sig(result.config.tokens_per_param_optimal)
         return (f"compute-optimal split, {tpp} tokens per parameter (Hoffmann et al. 2022): "

@@ -2524,7 +2524,7 @@ class MemoryFit(Rule):
         if name == "min_chips_memory":
             total = float(result.cell("q", row, "training_state_bytes"))
             mem = float(result.cell("q", row, "memory_per_chip"))
-            return (f"{cls.code}: ⌈{fmt.sig(total / 1e12, 4)} TB / {fmt.sig(mem / 1e9, 4)} GB⌉ = "
+            return (f"{cls.code}: ⌈{fmt.memory(total)} / {fmt.memory(mem)}⌉ = "
                     f"{int(result.cell('q', row, 'min_chips_memory')):,}")
         return None
 
@@ -2536,19 +2536,19 @@ class MemoryFit(Rule):
         total = float(result.cell("q", row, "training_state_bytes"))
         bpp = cfg.bytes_per_param
         if math.isclose(total, bpp * params, rel_tol=1e-12):
-            return f"{fmt.sig(bpp)} B × {fmt.count(params)} params = {fmt.sig(total / 1e12, 3)} TB"
+            return f"{fmt.sig(bpp)} B × {fmt.count(params)} params = {fmt.memory(total)}"
         trained = float(result.cell("q", row, "trainable_params"))
         trained = 0.0 if math.isnan(trained) else trained
         frozen = (total - bpp * trained) / (params - trained) if params > trained else 0.0
         return (f"{fmt.sig(frozen)} B × {fmt.count(params - trained)} frozen + {fmt.sig(bpp)} B × "
-                f"{fmt.count(trained)} trained params (adapter fine-tune) = {fmt.sig(total / 1e12, 3)} TB")
+                f"{fmt.count(trained)} trained params (adapter fine-tune) = {fmt.memory(total)}")
 
     @classmethod
     def message(cls, result: "AuditResult", f: FindingRow) -> str:
         row = int(f["row"])
         mem = float(result.cell("q", row, "memory_per_chip"))
         base = (f"training state ({cls._state_text(result, row)}), which needs at least {int(f['expected']):,} × "
-                f"{fmt.sig(mem / 1e9, 4)} GB")
+                f"{fmt.memory(mem)}")
         n = float(f["claimed"])
         chips = f"{fmt.count(n)} chip" if n == 1 else f"{fmt.count(n)} chips"
         if f["severity"] == "ok":
@@ -2567,8 +2567,8 @@ class MemoryFit(Rule):
         if variants is None:
             return ""
         accel, sizes = variants
-        others = ", ".join(f"{fmt.sig(gb, 4)} GB" for gb in sizes if gb != accel.memory_gb)
-        return (f"; {text!r} gives no memory size: read as the {accel.name} ({fmt.sig(accel.memory_gb, 4)} GB), "
+        others = ", ".join(fmt.memory(gb * 1e9) for gb in sizes if gb != accel.memory_gb)
+        return (f"; {text!r} gives no memory size: read as the {accel.name} ({fmt.memory(accel.memory_gb * 1e9)}), "
                 f"other variants {others}")
 
     @classmethod

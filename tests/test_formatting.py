@@ -38,6 +38,12 @@ def test_sci(x: float, digits: int, expected: str) -> None:
     ("peak_flops_per_chip", 989.4e12, "989.4 TFLOP/s"),
     ("wall_clock_days", 7.14, "7.14 days"),
     ("memory_per_chip", 80e9, "80 GB"),
+    # ERNIE 4.5's 424B parameters x 16 B = 6.784e12 B: 6.784 TB, in the unit its derivation writes (was "6784 GB").
+    ("training_state_bytes", 16 * 424e9, "6.784 TB"),
+    ("training_state_bytes", 16 * 70e9, "1.12 TB"),  # Llama 2 70B: 1.12e12 B
+    ("training_state_bytes", 16 * 1e9, "16 GB"),  # Pythia-1B: 1.6e10 B
+    ("training_state_bytes", 999.97e9, "1 TB"),  # 1000 GB to 4 digits is 1 TB
+    ("training_state_bytes", 16 * 10e6, "160 MB"),
     ("params", float("nan"), "—"),
 ])
 def test_value(name: str, x: float, expected: str) -> None:
@@ -49,6 +55,7 @@ def test_value(name: str, x: float, expected: str) -> None:
     ("params", 175e9), ("tokens", 1.4e12), ("compute_flops", 3.14e23), ("chips", 2048),
     ("wall_clock_days", 7.14), ("chip_hours", 1022362), ("mfu", 0.462), ("throughput_tokens_per_s", 2.96e6),
     ("achieved_flops_per_chip", 395.8e12), ("peak_flops_per_chip", 989.4e12), ("memory_per_chip", 80e9),
+    ("training_state_bytes", 6.784e12),
 ])
 def test_printed_values_read_back(name: str, x: float) -> None:
     assert parse_value(fmt.value(name, x), BY_NAME[name].kind) == pytest.approx(x, rel=5e-4)
@@ -95,3 +102,23 @@ def test_a_text_a_person_wrote_is_shown_as_written(text):
 ])
 def test_a_ratio_beyond_a_factor_is_never_printed_on_it(x: float, beyond: float | None, expected: str) -> None:
     assert fmt.ratio(x, beyond) == expected
+
+
+def test_a_memory_size_reads_the_same_as_a_value_and_in_its_derivation() -> None:
+    """The training state of a 424B-parameter model (ERNIE 4.5; 16 B per parameter, ZeRO Sec. 3.1) is
+    16 x 424e9 = 6.784e12 B: one text, 6.784 TB, for the value (text, HTML, Markdown, JSON ``display``) and in
+    M001's derivation, finding and the chips it needs (6.784e12 / 80e9 = 84.8, so 85 H100s of 80 GB). The value
+    read "6784 GB" while the derivation said "6.78 TB"."""
+    import json
+
+    from audit.api import check_records, render
+
+    result = check_records([{"id": "ernie", "params": 424e9, "hardware": "H100 SXM5 80GB", "chips": 8}])
+    claim = json.loads(render(result, "json"))["claims"][0]
+    q = claim["quantities"]
+    assert q["training_state_bytes"]["display"] == "6.784 TB"
+    assert q["training_state_bytes"]["how"] == "M001: 16 B × 424B params = 6.784 TB"
+    assert q["min_chips_memory"]["how"] == "M001: ⌈6.784 TB / 80 GB⌉ = 85"
+    message = next(f["message"] for f in claim["findings"] if f["rule"] == "M001")
+    assert "= 6.784 TB), which needs at least 85 × 80 GB" in message
+    assert "6784 GB" not in render(result, "html", verbose=True) + render(result, "markdown")
