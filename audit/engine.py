@@ -337,13 +337,12 @@ def evaluate(claims: Claims, config: Config | None = None, catalog: Catalog | No
     language = kinds[0]
     size, size_precision = state.col("dataset_size"), precision["dataset_size"].to_numpy(dtype=float)
     unit = D.dataset_units(domain, task, pd.Series(state.info("dataset_notes"), dtype=object), size, kinds)
-    state.set_derived("dataset_tokens", np.where(unit == D.TOKENS, size, np.nan),
-                      "dataset_size: its notes count tokens", precision=size_precision)
+    state.set_derived("dataset_tokens", np.where(unit == D.TOKENS, size, np.nan), D.DATASET_TOKENS_HOW,
+                      precision=size_precision)
     state.set_derived("dataset_tokens", np.where(unit == D.WORDS, size * D.TOKENS_PER_WORD, np.nan),
-                      "dataset_size × 4/3: its notes count words, about 4/3 tokens each (OpenAI: 0.75 words per token)",
-                      precision=size_precision + D.TOKENS_PER_WORD_SPREAD)
-    state.set_derived("dataset_tokens", np.where(language & (unit == ""), size, np.nan),
-                      "dataset_size: a language model's datapoints are tokens", precision=size_precision)
+                      D.DATASET_WORDS_HOW, precision=size_precision + D.TOKENS_PER_WORD_SPREAD)
+    state.set_derived("dataset_tokens", np.where(language & (unit == ""), size, np.nan), D.DATASET_DEFAULT_HOW,
+                      precision=size_precision)
     # Notes that call the figure the tokens a training processed ("the model saw 26B tokens", "pre-trained on
     # 15.5T tokens") give D itself: without stated epochs, D = dataset_size (Minerva's row: 26B tokens seen).
     notes = pd.Series(state.info("dataset_notes"), dtype=object)

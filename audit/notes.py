@@ -74,6 +74,7 @@ import numpy as np
 from audit.lazy import pandas as pd  # imported on first use: quick start-up
 
 from audit.columns import map_unique
+from audit.quantities import noted
 
 #: Units a dataset size is counted in, as read from its notes.
 TOKENS, WORDS, OTHER = "tokens", "words", "other"
@@ -182,7 +183,14 @@ _SEEN_FIGURE = re.compile(
 
 
 #: How a D read as the tokens seen (:func:`tokens_seen`) is derived.
-TOKENS_SEEN_HOW = "dataset_size: its notes count the tokens seen in training"
+TOKENS_SEEN_HOW = noted("dataset_size: its notes count the tokens seen in training", "dataset_size", "dataset_notes")
+
+#: How a dataset's tokens are derived from its size: the notes count tokens, or words (4/3 tokens each), or say
+#: nothing of a language model's datapoints (tokens).
+DATASET_TOKENS_HOW = noted("dataset_size: its notes count tokens", "dataset_size", "dataset_notes")
+DATASET_WORDS_HOW = noted("dataset_size × 4/3: its notes count words, about 4/3 tokens each (OpenAI: 0.75 words per "
+                          "token)", "dataset_size", "dataset_notes")
+DATASET_DEFAULT_HOW = noted("dataset_size: a language model's datapoints are tokens", "dataset_size")
 
 
 _FACTOR = r"\d+(?:,\d{3})*(?:\.\d+)?"
@@ -791,11 +799,11 @@ _CHIP_COUNT_UNIT = re.compile(
     r"(?:GPUs?|TPUs?|chips?|accelerators?|devices?|IPUs?|NPUs?)(?![\w/-])(?!\s*(?:/|per\b|each\b))"
     r"(?!\s*(?:-|\*)?\s*(?:hours?|h|days?|months?|weeks?|seconds?|secs?|s|hrs?|cores?)\b)", re.IGNORECASE)
 #: How a chip count read from the compute notes is marked (the ``how`` of a derived ``chips``): V008 reports it.
-CHIPS_FROM_NOTES_HOW = "chips: the count in the compute notes' hardware estimate"
+CHIPS_FROM_NOTES_HOW = noted("chips: the count in the compute notes' hardware estimate", "compute_notes")
 
 #: How an active parameter count read from the parameter notes is marked (the ``how`` of a derived
 #: ``active_params``): V012 reports it.
-ACTIVE_FROM_NOTES_HOW = "active_params: the count of active parameters in the parameter notes"
+ACTIVE_FROM_NOTES_HOW = noted("active_params: the count of active parameters in the parameter notes", "params_notes")
 
 #: One figure with its scale, not part of a range ("10B-30B", "10-30B") and not followed by another figure.
 _ACTIVE_NUM = r"(?<![\d.\-–])(?P<n>\d+(?:\.\d+)?)\s*(?P<s>billion|million|trillion|[BMT])\b(?!\s*[-–/]\s*\d)"

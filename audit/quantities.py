@@ -189,8 +189,20 @@ TEXT_ALIASES: dict[str, tuple[str, ...]] = {
 PER_CHIP_SCOPE = re.compile(r"per\s*(?:gpu|chip|device|accelerator|tpu|core)|/\s*(?:gpu|chip|device|accelerator)",
                             re.IGNORECASE)
 
+#: The fields a derivation that no rule makes reads, by the note it leaves on the values it fills (their ``how``):
+#: the "From" of such a value in the HTML report. Filled by :func:`noted` where each note is defined, so a note and
+#: what it read cannot part.
+NOTE_READS: dict[str, tuple[str, ...]] = {}
+
+
+def noted(how: str, *reads: str) -> str:
+    """``how``, the note of a derivation, recorded as reading the fields ``reads`` (:data:`NOTE_READS`)."""
+    NOTE_READS[how] = reads
+    return how
+
+
 #: How the cluster's throughput is noted (its ``how``) when it is a throughput stated per accelerator times the chips.
-CLUSTER_FROM_CHIP = "throughput per chip × chips"
+CLUSTER_FROM_CHIP = noted("throughput per chip × chips", "throughput_per_chip", "chips")
 
 #: A mixture-of-experts model, as its architecture field or its parameter notes say it (Epoch AI's notes:
 #: "Mixture-of-Experts", "MoE", "22 billion activated parameters", "36B parameters active per inference",
@@ -239,14 +251,20 @@ PRECISION_ALIASES: dict[str, str] = {
 }
 
 
+#: Labels of the text fields a derivation reads (:data:`NOTE_READS`).
+TEXT_LABELS: dict[str, str] = {"params_notes": "Parameter notes", "dataset_notes": "Dataset notes",
+                               "compute_notes": "Compute notes", "time_notes": "Time notes"}
+
+
 def label(name: str) -> str:
-    """A quantity's display label (also for the engine's internal ``n_eff`` and ``catalog_peak``)."""
+    """A quantity's display label (also for the engine's internal ``n_eff`` and ``catalog_peak``, and the notes
+    fields of :data:`TEXT_LABELS`)."""
     if name == "n_eff":
         return "Parameters (N)"
     if name == "catalog_peak":
         return "Datasheet peak"
     q = BY_NAME.get(name)
-    return q.label if q else name
+    return q.label if q else TEXT_LABELS.get(name, name)
 
 
 def _key(text: str) -> str:

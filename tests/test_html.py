@@ -882,6 +882,26 @@ def test_the_derived_table_says_what_flops_per_token_came_from():
     assert state and all("Trainable" not in inputs for inputs in state)
 
 
+def test_the_derived_table_says_what_a_derivation_from_notes_read():
+    """A reviewer of Epoch AI's file read an empty "From" beside the dataset tokens taken from the dataset size and
+    the accelerators counted in the compute notes. Sparse all-MLP's notes (Epoch's row): "112 hours *3600 ... *32
+    gpus *125000000000000 FLOPs=532224000000000000000", 112 x 3600 x 0.33 x 32 x 125e12 = 5.32224e20, the stated
+    compute, so 32 GPUs; a language model's dataset of 400B whose notes count tokens gives 400B dataset tokens, and
+    one whose notes say nothing gives its size as tokens (the datapoints of a language model)."""
+    notes = ("112 hours on 32 V100 GPUs\nassumed 0.33 util rate\n\n112 hours *3600 seconds / hour *0.33 utilization "
+             "*32 gpus *125000000000000 FLOPs=532224000000000000000\n")
+    page = report.render(check_records([
+        {"id": "mlp", "params": 9.4e9, "compute_flops": 5.32224e20, "compute_notes": notes, "domain": "Language"},
+        {"id": "lm", "params": 7e9, "dataset_size": 4e11, "dataset_notes": "400B tokens", "domain": "Language"},
+        {"id": "lm2", "params": 7e9, "dataset_size": 4e11, "domain": "Language"}]), "derived")
+    rows = re.findall(r'<tr class="src-derived"><th scope="row">(.*?)</th><td class="num">(.*?)</td><td>(.*?)</td>',
+                      page)
+    assert ("Accelerators", "32", "Compute notes") in rows
+    assert ("Dataset tokens", "400B", "Dataset size, Dataset notes") in rows
+    assert ("Dataset tokens", "400B", "Dataset size") in rows
+    assert all(inputs for name, _, inputs in rows if name in ("Accelerators", "Dataset tokens")), rows
+
+
 # ------------------------------------------------------------------- numbers that agree with their verdicts
 
 

@@ -31,7 +31,7 @@ from audit import __version__
 from audit import formatting as fmt
 from audit.catalog import Catalog, catalog_revision, load_catalog
 from audit.findings import SEVERITIES, SEVERITY_RANK, STATUSES_WORST_FIRST
-from audit.quantities import label
+from audit.quantities import NOTE_READS, label
 from audit.records import claim_record, findings_by_row, input_notes, place, summary
 from audit.report import Options, register, svg
 from audit.resources import templates_dir
@@ -496,6 +496,8 @@ def _record_view(rec: dict[str, Any]) -> dict[str, Any]:
                 # Counted from the architecture (PaLM's 6N + attention also from N): its fields the claim gives.
                 inputs = ([label("n_eff")] if convention.group(1).startswith("PaLM") else []) + \
                     [label(x) for x in _ARCHITECTURE_FIELDS if x in rec["quantities"]]
+            elif (read := NOTE_READS.get(v.get("how") or "")) is not None:  # the fields its note says it read
+                inputs = [label(x) for x in read]
             else:
                 inputs = [label(x) for x in _DERIVED_FROM.get(name, ())
                           if x not in _WHEN_GIVEN or x in rec["quantities"]]
