@@ -91,6 +91,16 @@ def gives_figure(key: str) -> bool:
     return field in BY_NAME or field == "hardware" or "".join(c for c in key.lower() if c.isalnum()) == "phases"
 
 
+def flat_keys(item: dict) -> list[str]:
+    """The keys a claim's object gives once the reader has read its nested objects as dotted keys (README: Input;
+    a run log's ``{"hardware": {"type": "H100", "count": 512}}`` is ``hardware.type`` and ``hardware.count``), as
+    the headers are then read: a lone surrogate escaped (``printable``)."""
+    from audit.reading.common import printable
+    from audit.reading.jsonfile import _flattened
+
+    return [printable(str(k)) for k in _flattened(item, 0, [])]
+
+
 def expected_claims(doc: object) -> int | None:
     """How many claims a JSON document holds (None: the file must be refused as a whole).
 
@@ -112,7 +122,7 @@ def expected_claims(doc: object) -> int | None:
     else:
         return None
     objects = [x for x in items if isinstance(x, dict)]
-    if not items or (objects and not any(gives_figure(k) for x in objects for k in x)):
+    if not items or (objects and not any(gives_figure(k) for x in objects for k in flat_keys(x))):
         return None
     return len(items)
 
@@ -150,6 +160,12 @@ def scratch():
 @fast(25)
 @given(docs=st.lists(JSON_VALUES, min_size=1, max_size=4))
 @example(docs=[{"TOKENS/S": None}])  # a unit alone names its quantity (the throughput): a claim, not a refusal
+@example(docs=[{"": {"accelerator": None}}])  # nested keys are read: ".accelerator" is the hardware
+@example(docs=[{"accelerator": {"computeflopsnotes": None}}])  # ... and "accelerator.computeflopsnotes" text only
+@example(docs=[{"\ud800": {"accelerator": None}}])  # a key with a lone surrogate is read escaped: "\\ud800..."
+@example(docs=[{"": [{}], "a": {"accelerator": None}}])  # an array of objects under "": claims wrapped, refused
+@example(docs=[{"\U0001f600": {"accelerator": None}}])
+@example(docs=[{"accelerator": {"\U0001f600": None}}])
 def test_any_json_value_yields_claims_or_a_load_error(scratch, docs):
     good: list[str] = []
     total = 0

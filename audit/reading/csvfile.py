@@ -16,9 +16,9 @@ import pandas as pd
 
 from audit.claims import RawTable
 from audit.quantities import canonical_column
-from audit.reading.common import drop_empty_unnamed, first_line, header_words, mangle, read_text
+from audit.reading.common import first_line, header_words, mangle, read_text
 from audit.reading.errors import LoadError
-from audit.reading.fields import below_group_headings, names_fields
+from audit.reading.fields import below_group_headings, drop_empty_unnamed, names_fields
 from audit.reading.registry import Reader, register
 
 __all__ = ["read_csv", "read_tsv"]

@@ -877,3 +877,42 @@ def below_group_headings(rows: Sequence[Sequence[Any]], header: int) -> int:
             break
         header, named = header + 1, below
     return header
+
+
+def drop_empty_unnamed(frame: pd.DataFrame, file: str = "<input>") -> tuple[pd.DataFrame, list[tuple[str, str]]]:
+    """Drop columns without a header and without a value (trailing commas); name the others by position, except a
+    first one that names the rows (:func:`_names_rows`): read as ``name``, and said (the notes returned)."""
+    renames: dict[Any, str] = {}
+    drop: list[Any] = []
+    notes: list[tuple[str, str]] = []
+    for i, col in enumerate(frame.columns):
+        if isinstance(col, str) and col.startswith("Unnamed: "):
+            if frame[col].isna().all():
+                drop.append(col)
+            elif i == 0 and (first := _names_rows(frame, col)) is not None:
+                renames[col] = "name"
+                notes.append((file, f"the first column has no header and a different text in each row ({first!r}, "
+                                    f"...): read as the rows' names"))
+            else:
+                renames[col] = f"column {i + 1}"
+    if drop:
+        frame = frame.drop(columns=drop)
+    return (frame.rename(columns=renames) if renames else frame), notes
+
+
+#: A cell that is a figure, not a name ("12", "1,024", "3.5%", "-").
+_FIGURE_CELL = r"^\s*[-+~<>≈]?\s*[$]?[0-9.,]+\s*%?\s*$|^\s*[-–—]?\s*$"
+
+
+def _names_rows(frame: pd.DataFrame, col: Any) -> str | None:
+    """The first cell of a column without a header that names the rows, as a model card's or paper's table prints
+    its model names in a first column with no header ("Llama 2 7B", "OPT-175B"): every cell given is a text and
+    no figure, no two alike, and no other column gives the name. None when it does not."""
+    given = frame[col][frame[col].notna()]
+    if not len(given) or pd.api.types.infer_dtype(given, skipna=True) != "string" or given.duplicated().any():
+        return None
+    if given.str.contains(_FIGURE_CELL, regex=True).any():
+        return None
+    if any(field_of(str(c))[0] == "name" for c in frame.columns if c != col):
+        return None
+    return str(given.iat[0])

@@ -22,9 +22,9 @@ import numpy as np
 import pandas as pd
 
 from audit.claims import RawTable
-from audit.reading.common import drop_empty_unnamed, first_line, header_words, mangle, printable
+from audit.reading.common import first_line, header_words, mangle, printable
 from audit.reading.errors import LoadError
-from audit.reading.fields import below_group_headings, names_fields
+from audit.reading.fields import below_group_headings, drop_empty_unnamed, names_fields
 from audit.reading.registry import Reader, register
 from audit.sheets import PASSED_OVER, every_sheet, sheet_label
 
