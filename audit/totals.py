@@ -11,8 +11,6 @@ so its claim named "Total" is audited as a run, as before.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from audit.lazy import pandas as pd  # imported on first use: quick start-up
@@ -20,12 +18,11 @@ from audit.lazy import pandas as pd  # imported on first use: quick start-up
 from audit.claims import Claims
 from audit.state import PHASES_FILE
 
-#: A total's label, as a table prints it under its rows.
-LABEL = re.compile(r"\s*(?:grand\s+total|totals?|sum|overall|all)\s*:?\s*(?:\([^()]*\)\s*:?\s*)?", re.IGNORECASE)
-#: :data:`LABEL` for Arrow's regular expressions (RE2), anchored, on texts already trimmed of white space: every
-#: claim's id and name are looked at, one per claim in a batch of run logs, and a Python match of each cost about
-#: 85 ms per 50,000 claims (most of a batch's ids are distinct), against a few ms in Arrow.
-_LABEL_RE2 = r"^(?:grand\s+total|totals?|sum|overall|all)\s*:?\s*(?:\([^()]*\)\s*:?)?$"
+#: A total's label, as a table prints it under its rows, for Arrow's regular expressions (RE2: anchored, matched
+#: ignoring case on texts trimmed of white space). Every claim's id and name are looked at, one per claim in a
+#: batch of run logs: a Python match of each cost about 85 ms per 50,000 claims (most ids are distinct), against a
+#: few ms in Arrow.
+LABEL = r"^(?:grand\s+total|totals?|sum|overall|all)\s*:?\s*(?:\([^()]*\)\s*:?)?$"
 
 #: The figures that add up across runs: what runs consume or produce. Not the chips (accelerators used at once:
 #: runs that follow each other share them, so a total's count may be the cluster's size as well as a sum), nor
@@ -37,7 +34,9 @@ ADDITIVE: tuple[str, ...] = ("tokens", "compute_flops", "hardware_compute_flops"
 
 def is_label(text: object) -> bool:
     """Whether ``text`` is a total's label (:data:`LABEL`)."""
-    return isinstance(text, str) and LABEL.fullmatch(text) is not None
+    cell = np.empty(1, dtype=object)
+    cell[0] = text
+    return bool(labels(cell)[0])
 
 
 def labels(values: np.ndarray) -> np.ndarray:
@@ -50,12 +49,12 @@ def labels(values: np.ndarray) -> np.ndarray:
     where = np.flatnonzero(is_text)
     if len(where):
         texts = pc.utf8_trim_whitespace(pa.array(values[where], type=pa.string()))
-        out[where] = pc.match_substring_regex(texts, _LABEL_RE2, ignore_case=True).to_numpy(zero_copy_only=False)
+        out[where] = pc.match_substring_regex(texts, LABEL, ignore_case=True).to_numpy(zero_copy_only=False)
     return out
 
 
 def total_rows(claims: Claims) -> np.ndarray:
-    """Which claims are total rows (module docstring): the labels are read once per distinct text."""
+    """Which claims are total rows (module docstring): the labels matched on whole columns (:func:`labels`)."""
     info = claims.info
     n = len(claims)
     labelled = np.zeros(n, dtype=bool)
